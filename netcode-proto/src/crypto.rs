@@ -1,0 +1,195 @@
+//! The AEAD primitives netcode uses, and the only module that names an AEAD
+//! crate.
+//!
+//! * ChaCha20-Poly1305 (IETF, 12-byte nonce) for packets and challenge tokens.
+//! * XChaCha20-Poly1305 (24-byte nonce) for the private connect token.
+//!
+//! Both encrypt and decrypt in place with a detached 16-byte tag, so callers
+//! keep ciphertext and tag wherever the wire format puts them.
+
+use chacha20poly1305::aead::AeadInOut;
+use chacha20poly1305::{ChaCha20Poly1305, KeyInit, XChaCha20Poly1305};
+use rand_core::CryptoRng;
+
+use crate::constants::{KEY_BYTES, MAC_BYTES};
+
+/// A 32-byte symmetric key.
+///
+/// `Debug` does not print the key material.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Key([u8; KEY_BYTES]);
+
+impl Key {
+    /// Wraps raw key bytes.
+    pub const fn from_bytes(bytes: [u8; KEY_BYTES]) -> Self {
+        Self(bytes)
+    }
+
+    /// A fresh random key from a cryptographically secure generator.
+    pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
+        let mut bytes = [0u8; KEY_BYTES];
+        rng.fill_bytes(&mut bytes);
+        Self(bytes)
+    }
+
+    /// The raw key bytes.
+    pub const fn as_bytes(&self) -> &[u8; KEY_BYTES] {
+        &self.0
+    }
+}
+
+impl core::fmt::Debug for Key {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Key(..)")
+    }
+}
+
+impl From<[u8; KEY_BYTES]> for Key {
+    fn from(bytes: [u8; KEY_BYTES]) -> Self {
+        Self(bytes)
+    }
+}
+
+/// A Poly1305 authentication tag.
+pub type Tag = [u8; MAC_BYTES];
+
+/// Authentication failed: the ciphertext, tag, nonce, key or associated data
+/// is not what was encrypted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DecryptError;
+
+impl core::fmt::Display for DecryptError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("authentication failed")
+    }
+}
+
+impl core::error::Error for DecryptError {}
+
+/// The 12-byte nonce netcode builds from a 64-bit sequence: four zero bytes,
+/// then the sequence as little-endian `u64`.
+pub fn sequence_nonce(sequence: u64) -> [u8; 12] {
+    let mut nonce = [0u8; 12];
+    nonce[4..].copy_from_slice(&sequence.to_le_bytes());
+    nonce
+}
+
+/// Encrypts `buffer` in place with ChaCha20-Poly1305 (IETF) and returns the tag.
+pub fn encrypt(key: &Key, nonce: &[u8; 12], associated_data: &[u8], buffer: &mut [u8]) -> Tag {
+    let cipher = ChaCha20Poly1305::new(&key.0.into());
+    let tag = cipher
+        .encrypt_inout_detached(&(*nonce).into(), associated_data, buffer.into())
+        .unwrap_or_else(|_| unreachable!("netcode messages are far below the AEAD size limit"));
+    tag.into()
+}
+
+/// Decrypts `buffer` in place with ChaCha20-Poly1305 (IETF) after checking `tag`.
+///
+/// On failure the buffer is left as it was.
+pub fn decrypt(
+    key: &Key,
+    nonce: &[u8; 12],
+    associated_data: &[u8],
+    buffer: &mut [u8],
+    tag: &Tag,
+) -> Result<(), DecryptError> {
+    let cipher = ChaCha20Poly1305::new(&key.0.into());
+    cipher
+        .decrypt_inout_detached(
+            &(*nonce).into(),
+            associated_data,
+            buffer.into(),
+            &(*tag).into(),
+        )
+        .map_err(|_| DecryptError)
+}
+
+/// Encrypts `buffer` in place with XChaCha20-Poly1305 and returns the tag.
+pub fn encrypt_x(key: &Key, nonce: &[u8; 24], associated_data: &[u8], buffer: &mut [u8]) -> Tag {
+    let cipher = XChaCha20Poly1305::new(&key.0.into());
+    let tag = cipher
+        .encrypt_inout_detached(&(*nonce).into(), associated_data, buffer.into())
+        .unwrap_or_else(|_| unreachable!("netcode messages are far below the AEAD size limit"));
+    tag.into()
+}
+
+/// Decrypts `buffer` in place with XChaCha20-Poly1305 after checking `tag`.
+///
+/// On failure the buffer is left as it was.
+pub fn decrypt_x(
+    key: &Key,
+    nonce: &[u8; 24],
+    associated_data: &[u8],
+    buffer: &mut [u8],
+    tag: &Tag,
+) -> Result<(), DecryptError> {
+    let cipher = XChaCha20Poly1305::new(&key.0.into());
+    cipher
+        .decrypt_inout_detached(
+            &(*nonce).into(),
+            associated_data,
+            buffer.into(),
+            &(*tag).into(),
+        )
+        .map_err(|_| DecryptError)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex<const N: usize>(s: &str) -> [u8; N] {
+        let mut out = [0u8; N];
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap();
+        }
+        out
+    }
+
+    // RFC 8439 section 2.8.2 test vector.
+    #[test]
+    fn chacha20poly1305_matches_rfc8439() {
+        let key = Key::from_bytes(hex(
+            "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f",
+        ));
+        let nonce: [u8; 12] = hex("070000004041424344454647");
+        let aad: [u8; 12] = hex("50515253c0c1c2c3c4c5c6c7");
+        let mut text = *b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.";
+        let original = text;
+        let tag = encrypt(&key, &nonce, &aad, &mut text);
+        assert_eq!(tag, hex::<16>("1ae10b594f09e26a7e902ecbd0600691"));
+        assert_eq!(&text[..4], &[0xd3, 0x1a, 0x8d, 0x34]);
+        decrypt(&key, &nonce, &aad, &mut text, &tag).unwrap();
+        assert_eq!(text, original);
+    }
+
+    #[test]
+    fn tampering_is_detected_and_leaves_the_buffer() {
+        let key = Key::from_bytes([7; 32]);
+        let nonce = [1u8; 24];
+        let mut text = [42u8; 64];
+        let tag = encrypt_x(&key, &nonce, b"ad", &mut text);
+        let ciphertext = text;
+        let mut bad_tag = tag;
+        bad_tag[0] ^= 1;
+        assert_eq!(
+            decrypt_x(&key, &nonce, b"ad", &mut text, &bad_tag),
+            Err(DecryptError)
+        );
+        assert_eq!(text, ciphertext);
+        assert_eq!(
+            decrypt_x(&key, &nonce, b"ae", &mut text, &tag),
+            Err(DecryptError)
+        );
+        decrypt_x(&key, &nonce, b"ad", &mut text, &tag).unwrap();
+        assert_eq!(text, [42u8; 64]);
+    }
+
+    #[test]
+    fn sequence_nonce_is_zero_prefixed_little_endian() {
+        assert_eq!(
+            sequence_nonce(0x1122_3344_5566_7788),
+            [0, 0, 0, 0, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11]
+        );
+    }
+}

@@ -1,0 +1,47 @@
+//! # netcode-proto
+//!
+//! A sans-IO implementation of the [netcode 1.02] protocol: the secure
+//! client/server layer over UDP that multiplayer games use. A web backend
+//! hands a client a connect token; the client connects to a dedicated server
+//! with it; both then exchange encrypted, signed, unreliable packets.
+//!
+//! This crate holds the protocol and nothing else. It is `#![no_std]`, needs
+//! no allocator, has no `unsafe`, never reads a clock, never touches a socket
+//! and never draws randomness on its own: time, datagrams and a random number
+//! generator come in as arguments.
+//!
+//! ## The wire layer
+//!
+//! * [`token`]: connect tokens (public and private) and challenge tokens,
+//!   including [`generate_connect_token`](token::generate_connect_token) for
+//!   web backends.
+//! * [`packet`]: the seven packet types, [`write_packet`](packet::write_packet)
+//!   and the checked, in-place [`read_packet`](packet::read_packet).
+//! * [`replay`]: the per-connection replay window.
+//! * [`crypto`]: the two AEADs, behind one small seam.
+//! * [`address`], [`bytes`], [`constants`]: the building blocks.
+//!
+//! Every byte this crate writes is identical to what the C reference
+//! implementation writes for the same inputs; the `vectors` crate of this
+//! workspace holds it to that.
+//!
+//! [netcode 1.02]: https://github.com/mas-bandwidth/netcode/blob/main/STANDARD.md
+#![no_std]
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod address;
+pub mod bytes;
+pub mod constants;
+pub mod crypto;
+pub mod packet;
+pub mod replay;
+pub mod token;
+
+pub use crypto::Key;
+pub use packet::{Packet, PacketError, PacketType, read_packet, write_packet};
+pub use replay::ReplayProtection;
+pub use token::{ConnectToken, PrivateConnectToken, generate_connect_token};

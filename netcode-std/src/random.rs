@@ -1,0 +1,36 @@
+//! Randomness from the operating system.
+
+use netcode_proto::Key;
+use netcode_proto::constants::KEY_BYTES;
+
+/// The operating system could not supply random bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RandomError(getrandom::Error);
+
+impl core::fmt::Display for RandomError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "operating system randomness unavailable: {}", self.0)
+    }
+}
+
+impl std::error::Error for RandomError {}
+
+/// The operating system's cryptographically secure generator, as the
+/// `rand_core::CryptoRng` the protocol core asks for.
+///
+/// If the operating system ever fails to deliver randomness, this panics
+/// rather than hand out predictable keys: use [`random_key`] where a typed
+/// error is wanted instead.
+pub type OsRandom = getrandom::rand_core::UnwrapErr<getrandom::SysRng>;
+
+/// The operating system's generator, ready to pass to the protocol core.
+pub fn os_random() -> OsRandom {
+    getrandom::rand_core::UnwrapErr(getrandom::SysRng)
+}
+
+/// A fresh random key, for example a server's private key.
+pub fn random_key() -> Result<Key, RandomError> {
+    let mut bytes = [0u8; KEY_BYTES];
+    getrandom::fill(&mut bytes).map_err(RandomError)?;
+    Ok(Key::from_bytes(bytes))
+}
