@@ -33,12 +33,24 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 pub mod address;
 pub mod bytes;
+pub mod client;
 pub mod constants;
 pub mod crypto;
+pub mod io;
 pub mod packet;
 pub mod replay;
+#[cfg(feature = "sim")]
+pub mod seeded;
+pub mod server;
+pub mod session;
+#[cfg(feature = "sim")]
+pub mod sim;
+pub mod stats;
 pub mod token;
 
 pub use crypto::Key;

@@ -103,7 +103,10 @@ pub fn read_packet<'b>(
     let sequence = u64::from_le_bytes(sequence_le);
 
     let mut replay = replay.filter(|_| packet_type.replay_protected());
-    if replay.as_ref().is_some_and(|w| w.already_received(sequence)) {
+    if replay
+        .as_ref()
+        .is_some_and(|w| w.already_received(sequence))
+    {
         return Err(PacketError::Replayed);
     }
 

@@ -1,0 +1,32 @@
+//! How the sans-IO client and server hand datagrams and events back to the
+//! caller.
+//!
+//! Every call that can produce output (`handle`, `update`, `send_payload`,
+//! `disconnect`, ...) takes an `&mut impl Output<E>`: the caller sends each
+//! datagram with its socket (or simulator, or test harness) and reacts to
+//! each event, synchronously and without any queue inside the core.
+
+use core::net::SocketAddr;
+
+/// Where the core puts what it produces: datagrams to send and events of
+/// type `E` ([`ServerEvent`](crate::server::ServerEvent) or
+/// [`ClientEvent`](crate::client::ClientEvent)).
+pub trait Output<E> {
+    /// Sends one datagram to `to`. The bytes are only valid during the call.
+    fn send(&mut self, to: SocketAddr, datagram: &[u8]);
+
+    /// Reports an event.
+    fn event(&mut self, event: E);
+}
+
+/// An [`Output`] that sends with a closure and ignores events.
+#[derive(Debug)]
+pub struct SendFn<F>(pub F);
+
+impl<E, F: FnMut(SocketAddr, &[u8])> Output<E> for SendFn<F> {
+    fn send(&mut self, to: SocketAddr, datagram: &[u8]) {
+        (self.0)(to, datagram);
+    }
+
+    fn event(&mut self, _event: E) {}
+}

@@ -1,0 +1,41 @@
+use core::net::SocketAddr;
+
+use crate::constants::MAC_BYTES;
+
+/// Where a connect token is in its life on this server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TokenState {
+    Free,
+    /// A request was accepted; the handshake may be retried from the same address.
+    Pending,
+    /// A client connected with it; refused from every address until it expires.
+    Consumed,
+}
+
+/// One entry of the history of used connect tokens. Opaque: it only lives in
+/// a server's storage.
+#[derive(Debug, Clone)]
+pub struct TokenEntry {
+    pub(crate) state: TokenState,
+    pub(crate) mac: [u8; MAC_BYTES],
+    pub(crate) address: Option<SocketAddr>,
+    pub(crate) expire_timestamp: u64,
+    pub(crate) next_free: Option<u32>,
+}
+
+impl TokenEntry {
+    /// A free entry.
+    pub const EMPTY: Self = Self {
+        state: TokenState::Free,
+        mac: [0; MAC_BYTES],
+        address: None,
+        expire_timestamp: 0,
+        next_free: None,
+    };
+}
+
+impl Default for TokenEntry {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}

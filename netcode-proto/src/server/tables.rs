@@ -1,0 +1,292 @@
+//! Operations on a server's tables: the encryption mappings, the connect
+//! token history and the free-slot bitmap, each kept O(1) per packet through
+//! the hash indices and free lists.
+
+use core::net::SocketAddr;
+use core::time::Duration;
+
+use super::history::{TokenEntry, TokenState};
+use super::index::{self, Hasher};
+use super::mapping::Mapping;
+use super::storage::Tables;
+use crate::address::same_endpoint;
+use crate::constants::MAC_BYTES;
+use crate::crypto::Key;
+
+/// Free-list heads, kept beside the tables.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FreeLists {
+    pub(crate) mappings: Option<u32>,
+    pub(crate) tokens: Option<u32>,
+}
+
+/// Result of looking a connect token up in the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TokenLookup {
+    /// New, or a retry of a pending token from its own address: the entry.
+    Admitted(u32),
+    /// Pending from another address, or consumed.
+    Refused,
+    /// No free entry and none expired.
+    Full,
+}
+
+impl Tables<'_> {
+    /// Empties every table and rebuilds the free lists.
+    pub(crate) fn reset(&mut self, free: &mut FreeLists) {
+        for slot in self.slots.iter_mut() {
+            slot.clear();
+        }
+        self.address_index.fill(0);
+        self.client_id_index.fill(0);
+        self.token_index.fill(0);
+        let slots = self.slots.len();
+        for (i, word) in self.free_slots.iter_mut().enumerate() {
+            let first = i * 64;
+            let count = slots.saturating_sub(first).min(64);
+            *word = if count == 64 {
+                u64::MAX
+            } else {
+                (1u64 << count) - 1
+            };
+        }
+        free.mappings = None;
+        for i in (0..self.mappings.len()).rev() {
+            self.mappings[i] = Mapping {
+                next_free: free.mappings,
+                ..Mapping::EMPTY
+            };
+            free.mappings = Some(i as u32);
+        }
+        free.tokens = None;
+        for i in (0..self.tokens.len()).rev() {
+            self.tokens[i] = TokenEntry {
+                next_free: free.tokens,
+                ..TokenEntry::EMPTY
+            };
+            free.tokens = Some(i as u32);
+        }
+    }
+
+    // ---- client slots ----
+
+    /// The lowest free slot below `max_clients`.
+    pub(crate) fn lowest_free_slot(&self, max_clients: usize) -> Option<usize> {
+        self.free_slots
+            .iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+            .filter(|i| *i < max_clients)
+    }
+
+    pub(crate) fn mark_slot(&mut self, index: usize, free: bool) {
+        let (word, bit) = (index / 64, 1u64 << (index % 64));
+        if let Some(w) = self.free_slots.get_mut(word) {
+            if free {
+                *w |= bit;
+            } else {
+                *w &= !bit;
+            }
+        }
+    }
+
+    /// The connected slot holding `client_id`.
+    pub(crate) fn slot_by_client_id(&self, hasher: &Hasher, client_id: u64) -> Option<usize> {
+        let slots = &*self.slots;
+        index::find(self.client_id_index, hasher.u64(client_id), |i| {
+            slots[i].connected && slots[i].client_id == client_id
+        })
+    }
+
+    pub(crate) fn index_client_id(&mut self, hasher: &Hasher, slot: usize) {
+        let id = self.slots[slot].client_id;
+        index::insert(self.client_id_index, hasher.u64(id), slot);
+    }
+
+    pub(crate) fn unindex_client_id(&mut self, hasher: &Hasher, slot: usize) {
+        let slots = &*self.slots;
+        index::remove(
+            self.client_id_index,
+            hasher.u64(slots[slot].client_id),
+            slot,
+            |i| hasher.u64(slots[i].client_id),
+        );
+    }
+
+    // ---- encryption mappings ----
+
+    /// The mapping entry for `address`, expired or not.
+    pub(crate) fn mapping_by_address(
+        &self,
+        hasher: &Hasher,
+        address: &SocketAddr,
+    ) -> Option<usize> {
+        let mappings = &*self.mappings;
+        index::find(self.address_index, hasher.address(address), |i| {
+            mappings[i]
+                .address
+                .is_some_and(|a| same_endpoint(&a, address))
+        })
+    }
+
+    /// The connected slot whose client is at `address`.
+    pub(crate) fn slot_by_address(&self, hasher: &Hasher, address: &SocketAddr) -> Option<usize> {
+        let mapping = self.mapping_by_address(hasher, address)?;
+        let slot = self.mappings[mapping].client_index? as usize;
+        self.slots.get(slot).filter(|s| s.connected).map(|_| slot)
+    }
+
+    /// Adds or refreshes the mapping for `address`, as a pending handshake.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn add_mapping(
+        &mut self,
+        free: &mut FreeLists,
+        hasher: &Hasher,
+        now: Duration,
+        address: SocketAddr,
+        send_key: &Key,
+        receive_key: &Key,
+        timeout_seconds: i32,
+        token_entry: u32,
+    ) -> Option<usize> {
+        let existing = self.mapping_by_address(hasher, &address).filter(|&i| {
+            let m = &self.mappings[i];
+            !m.expired(now) || m.client_index.is_none()
+        });
+        let index = match existing {
+            Some(i) => i,
+            None => {
+                let i = self.take_free_mapping(free, hasher, now)?;
+                index::insert(self.address_index, hasher.address(&address), i);
+                i
+            }
+        };
+        let expire_time = u64::try_from(timeout_seconds)
+            .ok()
+            .map(|s| crate::session::after(now, Duration::from_secs(s)));
+        let m = &mut self.mappings[index];
+        m.address = Some(address);
+        m.send_key = send_key.clone();
+        m.receive_key = receive_key.clone();
+        m.timeout_seconds = timeout_seconds;
+        m.expire_time = expire_time;
+        m.last_access = now;
+        m.token_entry = Some(token_entry);
+        m.next_free = None;
+        Some(index)
+    }
+
+    /// Pops a free mapping; when none is free, first reclaims every lapsed
+    /// mapping that no client owns (a scan, but only when the table is full).
+    fn take_free_mapping(
+        &mut self,
+        free: &mut FreeLists,
+        hasher: &Hasher,
+        now: Duration,
+    ) -> Option<usize> {
+        if free.mappings.is_none() {
+            for i in 0..self.mappings.len() {
+                let m = &self.mappings[i];
+                if m.address.is_some() && m.client_index.is_none() && m.expired(now) {
+                    self.remove_mapping(free, hasher, i);
+                }
+            }
+        }
+        let i = free.mappings? as usize;
+        free.mappings = self.mappings[i].next_free;
+        self.mappings[i].next_free = None;
+        Some(i)
+    }
+
+    /// Frees a mapping and drops it from the address index.
+    pub(crate) fn remove_mapping(&mut self, free: &mut FreeLists, hasher: &Hasher, index: usize) {
+        if let Some(address) = self.mappings[index].address {
+            let mappings = &*self.mappings;
+            index::remove(self.address_index, hasher.address(&address), index, |i| {
+                mappings[i].address.map_or(0, |a| hasher.address(&a))
+            });
+        }
+        self.mappings[index] = Mapping {
+            next_free: free.mappings,
+            ..Mapping::EMPTY
+        };
+        free.mappings = Some(index as u32);
+    }
+
+    // ---- connect token history ----
+
+    /// Finds or records the connect token whose tag is `mac`, with the
+    /// rules of the newest reference: a new token becomes pending; a pending
+    /// token is admitted again only from its own address; a consumed token
+    /// is refused everywhere; a full history refuses rather than evicts.
+    pub(crate) fn find_or_add_token(
+        &mut self,
+        free: &mut FreeLists,
+        hasher: &Hasher,
+        address: SocketAddr,
+        mac: &[u8; MAC_BYTES],
+        expire_timestamp: u64,
+        current_timestamp: u64,
+    ) -> TokenLookup {
+        let tokens = &*self.tokens;
+        let found = index::find(self.token_index, hasher.mac(mac), |i| {
+            tokens[i].state != TokenState::Free && tokens[i].mac == *mac
+        });
+        if let Some(i) = found {
+            let entry = &tokens[i];
+            let own_retry = entry.state == TokenState::Pending
+                && entry.address.is_some_and(|a| same_endpoint(&a, &address));
+            return if own_retry {
+                TokenLookup::Admitted(i as u32)
+            } else {
+                TokenLookup::Refused
+            };
+        }
+        if free.tokens.is_none() {
+            for i in 0..self.tokens.len() {
+                let e = &self.tokens[i];
+                if e.state != TokenState::Free && e.expire_timestamp <= current_timestamp {
+                    self.free_token(free, hasher, i);
+                }
+            }
+        }
+        let Some(i) = free.tokens else {
+            return TokenLookup::Full;
+        };
+        let i = i as usize;
+        free.tokens = self.tokens[i].next_free;
+        self.tokens[i] = TokenEntry {
+            state: TokenState::Pending,
+            mac: *mac,
+            address: Some(address),
+            expire_timestamp,
+            next_free: None,
+        };
+        index::insert(self.token_index, hasher.mac(mac), i);
+        TokenLookup::Admitted(i as u32)
+    }
+
+    pub(crate) fn consume_token(&mut self, entry: u32) {
+        if let Some(e) = self.tokens.get_mut(entry as usize)
+            && e.state == TokenState::Pending
+        {
+            e.state = TokenState::Consumed;
+        }
+    }
+
+    fn free_token(&mut self, free: &mut FreeLists, hasher: &Hasher, index: usize) {
+        let tokens = &*self.tokens;
+        index::remove(
+            self.token_index,
+            hasher.mac(&tokens[index].mac),
+            index,
+            |i| hasher.mac(&tokens[i].mac),
+        );
+        self.tokens[index] = TokenEntry {
+            next_free: free.tokens,
+            ..TokenEntry::EMPTY
+        };
+        free.tokens = Some(index as u32);
+    }
+}

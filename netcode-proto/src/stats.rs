@@ -1,0 +1,202 @@
+//! Counters an operator reads to see what a client or server is doing, and
+//! tests read to prove a packet was dropped for the right reason.
+
+use crate::packet::{PacketError, PacketType};
+
+/// Why the client or server ignored a datagram or a step of the handshake.
+///
+/// Bad input from the network is never an error returned to the caller: it is
+/// dropped and counted under one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DropReason {
+    /// The datagram failed a check of the packet reader.
+    Packet(PacketError),
+    /// The server is not running.
+    NotRunning,
+    /// The client is not connecting or connected, or is in loopback mode.
+    NotActive,
+    /// The client got a datagram from an address other than its server's.
+    NotFromServer,
+    /// The packet is valid but means nothing in the current state (a
+    /// challenge while already connected, a payload before connecting, ...).
+    UnexpectedInState,
+    /// A keep-alive, payload or disconnect from an address with no client.
+    NotConnected,
+    /// The server's own address is not among the token's server addresses.
+    ServerAddressNotInToken,
+    /// A client is already connected from this address.
+    AddressAlreadyConnected,
+    /// A client with this client id is already connected.
+    ClientIdAlreadyConnected,
+    /// This connect token was already used: from another address while
+    /// pending, or from anywhere once it connected.
+    TokenAlreadyUsed,
+    /// The history of used connect tokens is full of unexpired entries.
+    TokenHistoryFull,
+    /// No room for another encryption mapping.
+    MappingTableFull,
+    /// The challenge token in a response does not decrypt.
+    ChallengeTokenInvalid,
+}
+
+impl DropReason {
+    /// How many distinct reasons there are, for counter arrays.
+    pub const COUNT: usize = PacketError::COUNT + 12;
+
+    /// A stable index in `0..COUNT`.
+    pub fn index(self) -> usize {
+        let n = PacketError::COUNT;
+        match self {
+            Self::Packet(e) => e.index(),
+            Self::NotRunning => n,
+            Self::NotActive => n + 1,
+            Self::NotFromServer => n + 2,
+            Self::UnexpectedInState => n + 3,
+            Self::NotConnected => n + 4,
+            Self::ServerAddressNotInToken => n + 5,
+            Self::AddressAlreadyConnected => n + 6,
+            Self::ClientIdAlreadyConnected => n + 7,
+            Self::TokenAlreadyUsed => n + 8,
+            Self::TokenHistoryFull => n + 9,
+            Self::MappingTableFull => n + 10,
+            Self::ChallengeTokenInvalid => n + 11,
+        }
+    }
+
+    /// The reason with index `index`, if there is one.
+    pub fn from_index(index: usize) -> Option<Self> {
+        let n = PacketError::COUNT;
+        if index < n {
+            return PacketError::ALL.get(index).map(|e| Self::Packet(*e));
+        }
+        Some(match index - n {
+            0 => Self::NotRunning,
+            1 => Self::NotActive,
+            2 => Self::NotFromServer,
+            3 => Self::UnexpectedInState,
+            4 => Self::NotConnected,
+            5 => Self::ServerAddressNotInToken,
+            6 => Self::AddressAlreadyConnected,
+            7 => Self::ClientIdAlreadyConnected,
+            8 => Self::TokenAlreadyUsed,
+            9 => Self::TokenHistoryFull,
+            10 => Self::MappingTableFull,
+            11 => Self::ChallengeTokenInvalid,
+            _ => return None,
+        })
+    }
+
+    /// A short snake_case name, for logs and metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Packet(e) => e.name(),
+            Self::NotRunning => "not_running",
+            Self::NotActive => "not_active",
+            Self::NotFromServer => "not_from_server",
+            Self::UnexpectedInState => "unexpected_in_state",
+            Self::NotConnected => "not_connected",
+            Self::ServerAddressNotInToken => "server_address_not_in_token",
+            Self::AddressAlreadyConnected => "address_already_connected",
+            Self::ClientIdAlreadyConnected => "client_id_already_connected",
+            Self::TokenAlreadyUsed => "token_already_used",
+            Self::TokenHistoryFull => "token_history_full",
+            Self::MappingTableFull => "mapping_table_full",
+            Self::ChallengeTokenInvalid => "challenge_token_invalid",
+        }
+    }
+}
+
+impl From<PacketError> for DropReason {
+    fn from(e: PacketError) -> Self {
+        Self::Packet(e)
+    }
+}
+
+impl core::fmt::Display for DropReason {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Counters of one client or server since it was created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stats {
+    /// Valid packets sent, by type.
+    pub sent: [u64; PacketType::COUNT],
+    /// Valid packets received and processed, by type.
+    pub received: [u64; PacketType::COUNT],
+    /// Datagrams or handshake steps dropped, by [`DropReason::index`].
+    pub dropped: [u64; DropReason::COUNT],
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Stats {
+    /// All counters at zero.
+    pub const fn new() -> Self {
+        Self {
+            sent: [0; PacketType::COUNT],
+            received: [0; PacketType::COUNT],
+            dropped: [0; DropReason::COUNT],
+        }
+    }
+
+    /// Packets of `packet_type` sent.
+    pub fn sent(&self, packet_type: PacketType) -> u64 {
+        self.sent[packet_type as usize]
+    }
+
+    /// Packets of `packet_type` received and processed.
+    pub fn received(&self, packet_type: PacketType) -> u64 {
+        self.received[packet_type as usize]
+    }
+
+    /// Datagrams dropped for `reason`.
+    pub fn dropped(&self, reason: DropReason) -> u64 {
+        self.dropped[reason.index()]
+    }
+
+    /// Datagrams dropped for any reason.
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped.iter().sum()
+    }
+
+    /// Every non-zero drop counter with its reason.
+    pub fn drops(&self) -> impl Iterator<Item = (DropReason, u64)> + '_ {
+        self.dropped
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .filter_map(|(i, n)| DropReason::from_index(i).map(|r| (r, *n)))
+    }
+
+    pub(crate) fn count_sent(&mut self, packet_type: PacketType) {
+        self.sent[packet_type as usize] += 1;
+    }
+
+    pub(crate) fn count_received(&mut self, packet_type: PacketType) {
+        self.received[packet_type as usize] += 1;
+    }
+
+    pub(crate) fn count_drop(&mut self, reason: DropReason) {
+        self.dropped[reason.index()] += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_index_round_trips() {
+        for i in 0..DropReason::COUNT {
+            let reason = DropReason::from_index(i).unwrap();
+            assert_eq!(reason.index(), i);
+        }
+        assert_eq!(DropReason::from_index(DropReason::COUNT), None);
+    }
+}
