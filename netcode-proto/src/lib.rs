@@ -10,13 +10,21 @@
 //! and never draws randomness on its own: time, datagrams and a random number
 //! generator come in as arguments.
 //!
+//! ## Behaviour
+//!
+//! * [`client`]: the client state machine ([`client::Client`]).
+//! * [`server`]: the server state machine ([`server::Server`]) over
+//!   caller-sized storage, with hash lookups for every per-packet step.
+//! * [`io`]: the [`io::Output`] trait both push datagrams and events into.
+//! * [`stats`]: counters per packet type and per drop reason.
+//! * `sim` (feature `sim`): a deterministic network simulator for tests.
+//!
 //! ## The wire layer
 //!
 //! * [`token`]: connect tokens (public and private) and challenge tokens,
-//!   including [`generate_connect_token`](token::generate_connect_token) for
-//!   web backends.
-//! * [`packet`]: the seven packet types, [`write_packet`](packet::write_packet)
-//!   and the checked, in-place [`read_packet`](packet::read_packet).
+//!   including [`generate_connect_token`] for web backends.
+//! * [`packet`]: the seven packet types, [`write_packet`] and the checked,
+//!   in-place [`read_packet`].
 //! * [`replay`]: the per-connection replay window.
 //! * [`crypto`]: the two AEADs, behind one small seam.
 //! * [`address`], [`bytes`], [`constants`]: the building blocks.

@@ -9,9 +9,9 @@
 //!
 //! * [`manifest`] parses `manifest.json` into typed values, refusing unknown
 //!   kinds and unknown fields.
-//! * [`encode`] rebuilds the bytes of an entry from its fields alone, with
+//! * [`encode`](mod@encode) rebuilds the bytes of an entry from its fields alone, with
 //!   `netcode-proto`'s writers and AEADs.
-//! * [`decode`] reads the bytes of an entry back with `netcode-proto`'s
+//! * [`decode`](mod@decode) reads the bytes of an entry back with `netcode-proto`'s
 //!   readers (decrypting where the entry is encrypted) and compares every
 //!   field with the manifest.
 //! * [`hex`] is the small hex codec the manifest needs.
