@@ -1,0 +1,218 @@
+//! Server and client lifecycle: guards on caller mistakes, the connect token
+//! history filling up, replays across sessions, and driving both sides by
+//! their deadlines alone.
+
+mod world;
+
+use std::time::Duration;
+
+use netcode_proto::Key;
+use netcode_proto::client::ClientState;
+use netcode_proto::io::SendFn;
+use netcode_proto::packet::{PacketError, PacketType};
+use netcode_proto::seeded::SeededRng;
+use netcode_proto::server::{ArrayStorage, Server, ServerConfig, ServerError};
+use netcode_proto::session::SendError;
+use netcode_proto::stats::DropReason;
+use world::*;
+
+fn ignore() -> SendFn<impl FnMut(std::net::SocketAddr, &[u8])> {
+    SendFn(|_, _: &[u8]| {})
+}
+
+#[test]
+fn caller_mistakes_get_typed_errors_and_change_nothing() {
+    let address = "127.0.0.1:40000".parse().unwrap();
+    let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY), address);
+    assert_eq!(
+        Server::new(config.clone(), ArrayStorage::<0>::new()).err(),
+        Some(ServerError::BadStorage)
+    );
+    let mut server = Server::new(config, ArrayStorage::<4>::new()).unwrap();
+    let mut rng = SeededRng::new(1);
+    let now = Duration::ZERO;
+    for bad in [0, 5, usize::MAX] {
+        assert_eq!(
+            server.start(now, UNIX_START, bad, &mut rng, &mut ignore()),
+            Err(ServerError::InvalidMaxClients)
+        );
+        assert!(!server.running());
+    }
+    assert_eq!(
+        server.send_payload(now, 0, b"x", &mut ignore()),
+        Err(SendError::NotRunning)
+    );
+    server
+        .start(now, UNIX_START, 1, &mut rng, &mut ignore())
+        .unwrap();
+    assert_eq!(
+        server.start(now, UNIX_START, 9, &mut rng, &mut ignore()),
+        Err(ServerError::InvalidMaxClients)
+    );
+    assert!(
+        server.running() && server.max_clients() == 1,
+        "a refused start changes nothing"
+    );
+    for index in [1, 2, 4, usize::MAX] {
+        assert!(!server.client_connected(index));
+        assert_eq!(server.client_id(index), None);
+        assert_eq!(server.client_address(index), None);
+        assert_eq!(server.client_user_data(index), None);
+        assert_eq!(server.next_packet_sequence(index), None);
+        assert!(!server.client_loopback(index));
+        server.disconnect_client(index, &mut ignore());
+        assert_eq!(
+            server.send_payload(now, index, b"x", &mut ignore()),
+            Err(SendError::InvalidClientIndex)
+        );
+        assert_eq!(
+            server.connect_loopback_client(index, 1, None, &mut ignore()),
+            Err(ServerError::InvalidClientIndex)
+        );
+    }
+    assert_eq!(
+        server.send_payload(now, 0, b"x", &mut ignore()),
+        Err(SendError::NotConnected)
+    );
+    assert_eq!(
+        server.send_payload(now, 0, &[], &mut ignore()),
+        Err(SendError::PayloadSize)
+    );
+    assert_eq!(
+        server.send_payload(now, 0, &[0; 1201], &mut ignore()),
+        Err(SendError::PayloadSize)
+    );
+    assert_eq!(
+        server.disconnect_loopback_client(0, &mut ignore()),
+        Err(ServerError::NotLoopback)
+    );
+    server
+        .connect_loopback_client(0, 5, None, &mut ignore())
+        .unwrap();
+    assert_eq!(
+        server.connect_loopback_client(0, 6, None, &mut ignore()),
+        Err(ServerError::SlotTaken)
+    );
+    assert_eq!(server.num_connected_clients(), 1);
+
+    let mut client = netcode_proto::client::Client::new();
+    assert_eq!(
+        client.send_payload(now, b"x", &mut ignore()),
+        Err(SendError::NotConnected)
+    );
+    assert!(client.connect(now, &[0; 100], &mut ignore()).is_err());
+    assert_eq!(client.state(), ClientState::InvalidConnectToken);
+    assert!(client.connect_loopback(3, 3, &mut ignore()).is_err());
+    assert_eq!(
+        client.receive_loopback_payload(b"x", 0),
+        Err(SendError::NotConnected)
+    );
+}
+
+#[test]
+fn a_full_token_history_refuses_new_tokens_until_they_expire() {
+    // One slot: 8 history entries and 4 mappings.
+    let mut w = World::new(perfect(), 30, 1, 1);
+    w.filter = Some(Box::new(|_, _, bytes| bytes[0] & 0x0f != 2)); // no challenge arrives
+    for i in 0..9u64 {
+        let c = w.add_client(&format!("10.0.0.{}:9000", i + 1));
+        let token = w.token(100 + i);
+        w.connect(c, &token);
+    }
+    w.step(FRAME);
+    w.step(FRAME);
+    let stats = w.server.stats();
+    assert!(
+        stats.sent(PacketType::Challenge) >= 4,
+        "the first four got mappings"
+    );
+    assert!(stats.dropped(DropReason::MappingTableFull) >= 4);
+    assert!(
+        stats.dropped(DropReason::TokenHistoryFull) >= 1,
+        "the ninth token is refused"
+    );
+    // After every entry expired (30 s tokens), a fresh token is admitted.
+    w.filter = None;
+    for p in w.peers.iter_mut() {
+        p.updating = false;
+    }
+    for _ in 0..320 {
+        w.step(FRAME);
+    }
+    let c = w.add_client("10.0.1.1:9000");
+    let token = w.token(999);
+    w.connect(c, &token);
+    assert!(w.run_until(30, |w| w.state(c) == ClientState::Connected));
+}
+
+#[test]
+fn a_payload_captured_in_one_session_is_rejected_in_the_next() {
+    let mut w = World::new(perfect(), 31, 1, 1);
+    let c = w.add_client("[::]:50000");
+    let token = w.token(1);
+    w.connect(c, &token);
+    assert!(w.run_until(50, |w| w.state(c) == ClientState::Connected));
+    w.capture = true;
+    w.client_send(c, b"first session");
+    w.step(FRAME);
+    w.capture = false;
+    let (from, to, bytes) = w
+        .captured
+        .iter()
+        .find(|(_, to, b)| *to == w.server_address && b[0] & 0x0f == 5)
+        .cloned()
+        .unwrap();
+    w.client_disconnect(c);
+    w.step(FRAME);
+    let fresh = w.token(1);
+    w.connect(c, &fresh);
+    assert!(w.run_until(50, |w| w.state(c) == ClientState::Connected));
+    let delivered = w.server_received.len();
+    w.sim.send(w.now, from, to, &bytes);
+    w.step(Duration::from_millis(1));
+    assert_eq!(w.server_received.len(), delivered);
+    assert!(
+        w.server
+            .stats()
+            .dropped(DropReason::Packet(PacketError::DecryptFailed))
+            >= 1
+    );
+}
+
+#[test]
+fn deadlines_alone_drive_a_session() {
+    let config = netcode_proto::sim::SimConfig {
+        latency: Duration::from_millis(30),
+        ..perfect()
+    };
+    let mut w = World::new(config, 32, 4, 4);
+    let c = w.add_client("[::]:50000");
+    let token = w.token(1);
+    w.connect(c, &token);
+    let start = w.now;
+    let mut wakeups = 0;
+    while w.now < start + Duration::from_secs(60) {
+        let next = [
+            w.peers[c].client.next_deadline(),
+            w.server.next_deadline(),
+            w.sim.next_delivery_time(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .expect("something is always pending in a live session");
+        assert!(
+            next >= w.now,
+            "deadlines are never in the past after an update"
+        );
+        w.step(next - w.now);
+        wakeups += 1;
+        if w.state(c) == ClientState::Connected {
+            assert!(w.server.next_deadline().is_some());
+        }
+    }
+    assert_eq!(w.state(c), ClientState::Connected);
+    assert!(w.server.client_connected(0));
+    // Keep-alives at 10 Hz each way plus their deliveries, with no busy loop.
+    assert!(wakeups < 60 * 45, "{wakeups} wake-ups in 60 s");
+}
