@@ -2,7 +2,7 @@
 //! allocations on the current thread, so a test can assert that a code path
 //! allocates nothing while other test threads run.
 //!
-//! ```ignore
+//! ```text
 //! #[global_allocator]
 //! static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 //!
