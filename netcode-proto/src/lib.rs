@@ -26,7 +26,9 @@
 //! * [`packet`]: the seven packet types, [`write_packet`] and the checked,
 //!   in-place [`read_packet`].
 //! * [`replay`]: the per-connection replay window.
-//! * [`crypto`]: the two AEADs, behind one small seam.
+//! * [`crypto`]: the two AEADs, behind one small seam: the portable
+//!   pure-Rust backend by default, `ring`'s assembly with feature `ring`
+//!   (which links `alloc`, though it never allocates).
 //! * [`address`], [`bytes`], [`constants`]: the building blocks.
 //!
 //! Every byte this crate writes is identical to what the C reference

@@ -603,3 +603,16 @@ fn every_manifest_field_is_checked() {
     assert!(mutations > 1000, "only {mutations} mutations");
     println!("{mutations} single-field manifest changes, all noticed");
 }
+
+/// The suite runs against the AEAD backend the features chose (CI runs it
+/// under both): this says which one, and that the `ring` pass-through works.
+#[test]
+fn runs_on_the_selected_aead_backend() {
+    let expected = if cfg!(feature = "ring") {
+        "ring"
+    } else {
+        "rustcrypto"
+    };
+    println!("AEAD backend: {}", netcode_proto::crypto::BACKEND);
+    assert_eq!(netcode_proto::crypto::BACKEND, expected);
+}
