@@ -34,3 +34,9 @@ pub fn random_key() -> Result<Key, RandomError> {
     getrandom::fill(&mut bytes).map_err(RandomError)?;
     Ok(Key::from_bytes(bytes))
 }
+
+/// Fills `bytes` from the operating system's CSPRNG (the C library's
+/// `netcode_random_bytes`), for example a client id or user data.
+pub fn random_bytes(bytes: &mut [u8]) -> Result<(), RandomError> {
+    getrandom::fill(bytes).map_err(RandomError)
+}

@@ -1,0 +1,105 @@
+//! Why a client or server could not be created.
+
+use std::io;
+use std::net::SocketAddr;
+
+use crate::address::AddressParseError;
+
+/// An IP address family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// IPv4.
+    V4,
+    /// IPv6.
+    V6,
+}
+
+impl Family {
+    /// The family of `address`.
+    pub fn of(address: &SocketAddr) -> Self {
+        match address {
+            SocketAddr::V4(_) => Self::V4,
+            SocketAddr::V6(_) => Self::V6,
+        }
+    }
+}
+
+impl core::fmt::Display for Family {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::V4 => "IPv4",
+            Self::V6 => "IPv6",
+        })
+    }
+}
+
+/// Why [`Server::new`](crate::Server::new) or
+/// [`Client::new`](crate::Client::new) (or their dual-stack forms) failed.
+///
+/// The variants follow the C library's create error codes: parse address
+/// failed (first or second address), create socket failed, bind failed;
+/// a bind to a port already in use is its own variant, [`AddrInUse`](Self::AddrInUse).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CreateError {
+    /// The first address is not an address (C: `PARSE_ADDRESS_FAILED`).
+    ParseAddress(AddressParseError),
+    /// The second address is not an address (C: `PARSE_ADDRESS2_FAILED`).
+    ParseAddress2(AddressParseError),
+    /// Both addresses of a dual-stack client or server are of one family;
+    /// dual stack takes one IPv4 and one IPv6 address.
+    SameFamily(Family),
+    /// The socket could not be created or configured: buffer sizes,
+    /// IPv6-only, non-blocking mode or packet tagging (C:
+    /// `CREATE_SOCKET_IPV4_FAILED` / `CREATE_SOCKET_IPV6_FAILED`).
+    CreateSocket {
+        /// The socket's family.
+        family: Family,
+        /// What the operating system said.
+        source: io::Error,
+    },
+    /// Another socket is bound to this address and port.
+    AddrInUse {
+        /// The address the bind was for.
+        address: SocketAddr,
+    },
+    /// The bind failed for another reason, for example an address that is
+    /// not local (C: `BIND_SOCKET_IPV4_FAILED` / `BIND_SOCKET_IPV6_FAILED`).
+    Bind {
+        /// The address the bind was for.
+        address: SocketAddr,
+        /// What the operating system said.
+        source: io::Error,
+    },
+    /// The server's tables could not be set up (C: `ALLOCATE_SERVER_FAILED`).
+    AllocateServer,
+}
+
+impl core::fmt::Display for CreateError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::ParseAddress(e) => write!(f, "first address: {e}"),
+            Self::ParseAddress2(e) => write!(f, "second address: {e}"),
+            Self::SameFamily(family) => write!(
+                f,
+                "dual stack needs one IPv4 and one IPv6 address, both are {family}"
+            ),
+            Self::CreateSocket { family, source } => {
+                write!(f, "could not create the {family} socket: {source}")
+            }
+            Self::AddrInUse { address } => write!(f, "address {address} is already in use"),
+            Self::Bind { address, source } => write!(f, "could not bind {address}: {source}"),
+            Self::AllocateServer => f.write_str("could not set up the server's tables"),
+        }
+    }
+}
+
+impl std::error::Error for CreateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::ParseAddress(e) | Self::ParseAddress2(e) => Some(e),
+            Self::CreateSocket { source, .. } | Self::Bind { source, .. } => Some(source),
+            Self::SameFamily(_) | Self::AddrInUse { .. } | Self::AllocateServer => None,
+        }
+    }
+}

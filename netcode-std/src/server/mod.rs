@@ -1,0 +1,466 @@
+//! A netcode server on `std::net` UDP sockets, with the C library's API.
+//!
+//! Every protocol decision is made by the sans-IO
+//! [`netcode_proto::server::Server`] inside; this type moves datagrams
+//! between it and the sockets, keeps the time, and queues what the
+//! application reads: received payloads per slot, and connect and
+//! disconnect events.
+
+mod config;
+mod io;
+
+pub use config::ServerConfig;
+pub use io::SERVER_LOOPBACK_QUEUE_SIZE;
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::time::Duration;
+
+use netcode_proto::constants::{MAX_PACKET_BYTES, USER_DATA_BYTES};
+use netcode_proto::server::{
+    DisconnectReason, HeapStorage, Server as Core, ServerConfig as CoreConfig, ServerError,
+    ServerEvent,
+};
+use netcode_proto::session::{SendError, Sent};
+use netcode_proto::stats::Stats;
+
+use crate::address::ToAddress;
+use crate::clock::Clock;
+use crate::error::{CreateError, Family};
+use crate::loopback::LoopbackPacket;
+use crate::packet::{PacketQueue, ReceivedPacket};
+use crate::random::{OsRandom, os_random};
+use crate::socket::{self, Received, SocketOptions, Sockets};
+use crate::stats::{TransportStats, accumulate};
+use crate::time::unix_time;
+use io::ServerIo;
+
+/// The most slots [`Server::start`] opens. The C library stops at 256; the
+/// core's per-packet cost does not depend on the slot count.
+pub const MAX_CLIENTS: usize = 4096;
+
+/// Datagrams read from one socket in one update at most, so a flood cannot
+/// hold `update` forever; the rest wait in the socket for the next update.
+const MAX_RECEIVE_PER_UPDATE: usize = 16 * 1024;
+
+/// A netcode dedicated server on one UDP socket, or two for dual stack.
+///
+/// Drive it as the C library's server: [`update`](Self::update) once per
+/// frame with the caller's clock, then [`receive_packet`](Self::receive_packet)
+/// for each slot and [`send_packet`](Self::send_packet) to talk back.
+/// Connects and disconnects are reported as [`ServerEvent`]s drained with
+/// [`poll_event`](Self::poll_event) (a polled queue rather than a callback,
+/// so handling them can use the server freely).
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::{Duration, Instant};
+/// use netcode_std::{Server, ServerConfig, proto::Key};
+///
+/// let config = ServerConfig::new(0x1122_3344_5566_7788, Key::from_bytes([0; 32]));
+/// let mut server = Server::new("127.0.0.1:40000", config)?;
+/// server.start(64)?;
+/// let epoch = Instant::now();
+/// loop {
+///     server.update(epoch.elapsed().as_secs_f64());
+///     while let Some(event) = server.poll_event() {
+///         println!("{event:?}");
+///     }
+///     for index in 0..server.max_clients() {
+///         while let Some(packet) = server.receive_packet(index) {
+///             let _ = server.send_packet(index, packet.data()); // echo
+///             server.free_packet(packet);
+///         }
+///     }
+///     server.wait(Duration::from_millis(16)); // until a datagram or a deadline
+/// }
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Server {
+    core: Core<HeapStorage>,
+    core_config: CoreConfig,
+    io: ServerIo,
+    clock: Clock,
+    buffer: Box<[u8; MAX_PACKET_BYTES]>,
+    /// Counters of cores replaced when `start` needed more slots.
+    retired: Stats,
+    rng: OsRandom,
+}
+
+impl Server {
+    /// A stopped server on one public address, for example
+    /// `"127.0.0.1:40000"` or `"[::1]:40000"`.
+    ///
+    /// As in the reference, the socket binds the unspecified address of the
+    /// address's family (`0.0.0.0` or `::`) at its port, and the address
+    /// itself is what connect tokens must list. Port 0 binds an ephemeral
+    /// port, which then becomes the public address's port (see
+    /// [`public_address`](Self::public_address)).
+    pub fn new(address: impl ToAddress, config: ServerConfig) -> Result<Self, CreateError> {
+        let first = address.to_address().map_err(CreateError::ParseAddress)?;
+        Self::create(first, None, config)
+    }
+
+    /// A stopped dual-stack server: one IPv4 and one IPv6 public address
+    /// (in either order), one socket for each (the IPv6 one `IPV6_V6ONLY`).
+    /// Tokens may list either address; each client is answered from the
+    /// socket of its own family.
+    pub fn new_dual(
+        address: impl ToAddress,
+        address2: impl ToAddress,
+        config: ServerConfig,
+    ) -> Result<Self, CreateError> {
+        let first = address.to_address().map_err(CreateError::ParseAddress)?;
+        let second = address2.to_address().map_err(CreateError::ParseAddress2)?;
+        Self::create(first, Some(second), config)
+    }
+
+    fn create(
+        first: SocketAddr,
+        second: Option<SocketAddr>,
+        config: ServerConfig,
+    ) -> Result<Self, CreateError> {
+        let options = SocketOptions {
+            buffer_bytes: config.socket_buffer_bytes,
+            packet_tagging: config.packet_tagging,
+        };
+        let sockets = Sockets::bind(unspecified(first), second.map(unspecified), &options)?;
+        let bound_port = |a: SocketAddr| {
+            let port = sockets.local_addr(Family::of(&a)).map_or(0, |l| l.port());
+            SocketAddr::new(a.ip(), port)
+        };
+        let mut core_config = CoreConfig::new(
+            config.protocol_id,
+            config.private_key.clone(),
+            bound_port(first),
+        );
+        core_config.secondary_address = second.map(bound_port);
+        core_config.max_connect_token_lifetime = config.max_connect_token_lifetime;
+        let core = Core::new(core_config.clone(), HeapStorage::new(1))
+            .map_err(|_| CreateError::AllocateServer)?;
+        Ok(Self {
+            core,
+            core_config,
+            io: ServerIo::new(sockets),
+            clock: Clock::new(),
+            buffer: Box::new([0; MAX_PACKET_BYTES]),
+            retired: Stats::new(),
+            rng: os_random(),
+        })
+    }
+
+    /// Opens `max_clients` slots (1 to [`MAX_CLIENTS`]) with a fresh
+    /// challenge key. A running server is stopped first: its clients get
+    /// disconnect packets. On an invalid count nothing changes.
+    pub fn start(&mut self, max_clients: usize) -> Result<(), ServerError> {
+        if max_clients == 0 || max_clients > MAX_CLIENTS {
+            return Err(ServerError::InvalidMaxClients);
+        }
+        let now = self.clock.now;
+        if max_clients > self.core.capacity() {
+            self.core.stop(now, &mut self.io);
+            let core = Core::new(self.core_config.clone(), HeapStorage::new(max_clients))?;
+            let old = std::mem::replace(&mut self.core, core);
+            accumulate(&mut self.retired, old.stats());
+        }
+        self.core
+            .start(now, unix_time(), max_clients, &mut self.rng, &mut self.io)?;
+        if self.io.queues.len() < max_clients {
+            self.io
+                .queues
+                .resize_with(max_clients, PacketQueue::default);
+        }
+        Ok(())
+    }
+
+    /// Disconnects every client (network clients get disconnect packets)
+    /// and closes the slots. Does nothing when stopped.
+    pub fn stop(&mut self) {
+        self.core.stop(self.clock.now, &mut self.io);
+    }
+
+    /// Whether the server is started.
+    pub fn running(&self) -> bool {
+        self.core.running()
+    }
+
+    /// Open slots (0 when stopped).
+    pub fn max_clients(&self) -> usize {
+        self.core.max_clients()
+    }
+
+    /// Occupied slots.
+    pub fn num_connected_clients(&self) -> usize {
+        self.core.num_connected_clients()
+    }
+
+    /// Advances the server to `time`, the caller's clock in seconds (any
+    /// monotonic clock; only differences matter): reads every datagram
+    /// waiting on the sockets and handles it, then sends due keep-alives
+    /// and times out silent clients. Token expiry is checked against the
+    /// system's unix time, which the server reads itself.
+    pub fn update(&mut self, time: f64) {
+        let now = self.clock.update(time);
+        self.receive(now);
+        self.core.update(now, unix_time(), &mut self.io);
+    }
+
+    fn receive(&mut self, now: Duration) {
+        for family in [Family::V4, Family::V6] {
+            for _ in 0..MAX_RECEIVE_PER_UPDATE {
+                let Some(socket) = self.io.sockets.get(family) else {
+                    break;
+                };
+                match socket::receive(socket, &mut self.buffer[..]) {
+                    Received::Datagram(n, from) => {
+                        self.io.stats.datagrams_received += 1;
+                        let datagram = &mut self.buffer[..n];
+                        if let Some((index, payload)) =
+                            self.core.handle(now, from, datagram, &mut self.io)
+                        {
+                            self.io.enqueue(index, payload.data, payload.sequence);
+                        }
+                    }
+                    Received::Empty => break,
+                    Received::Skip => self.io.stats.receive_errors += 1,
+                    Received::Stop => {
+                        self.io.stats.receive_errors += 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles one datagram that arrived some other way than this server's
+    /// sockets (a custom transport, a relay), as if read in `update`:
+    /// decrypted in place, a payload queued for its slot. Replies still
+    /// leave through this server's sockets; for a transport with no sockets
+    /// at all, drive [`netcode_proto::server::Server`] directly.
+    pub fn process_packet(&mut self, from: SocketAddr, datagram: &mut [u8]) {
+        self.io.stats.datagrams_received += 1;
+        if let Some((index, payload)) =
+            self.core
+                .handle(self.clock.now, from, datagram, &mut self.io)
+        {
+            self.io.enqueue(index, payload.data, payload.sequence);
+        }
+    }
+
+    /// Blocks until a datagram arrives or the server next has something to
+    /// do (a keep-alive or a timeout, per the core's `next_deadline`), at
+    /// most `max`. Returns whether a datagram (or a socket error) is ready;
+    /// call [`update`](Self::update) either way.
+    ///
+    /// The deadline is measured from the last update, assuming the
+    /// caller's clock keeps pace with real time. A dual-stack server
+    /// watches its two sockets in turn, 1 ms each, since `std` has no
+    /// portable way to block on two sockets at once.
+    pub fn wait(&self, max: Duration) -> bool {
+        let timeout = self
+            .core
+            .next_deadline()
+            .map_or(max, |d| self.clock.until(d).min(max));
+        socket::wait(self.io.sockets.all(), timeout)
+    }
+
+    /// Sends a payload of 1 to 1200 bytes to the client in slot
+    /// `client_index`, right away. A loopback client's payload waits in the
+    /// loopback outbox ([`poll_loopback_packet`](Self::poll_loopback_packet)).
+    pub fn send_packet(&mut self, client_index: usize, data: &[u8]) -> Result<(), SendError> {
+        match self
+            .core
+            .send_payload(self.clock.now, client_index, data, &mut self.io)?
+        {
+            Sent::Network => {}
+            Sent::Loopback {
+                client_index,
+                sequence,
+            } => self.io.push_loopback(client_index, data, sequence),
+        }
+        Ok(())
+    }
+
+    /// The oldest payload received from the client in slot `client_index`
+    /// (at most 256 wait per slot; more are dropped as in the reference).
+    pub fn receive_packet(&mut self, client_index: usize) -> Option<ReceivedPacket> {
+        if client_index >= self.core.max_clients() {
+            return None;
+        }
+        self.io.queues.get_mut(client_index)?.pop()
+    }
+
+    /// Gives a received payload's buffer back for reuse. Dropping the
+    /// packet instead is fine; it only costs an allocation later.
+    pub fn free_packet(&mut self, packet: ReceivedPacket) {
+        self.io.pool.recycle(packet);
+    }
+
+    /// The next connect or disconnect event, oldest first. At most 4096
+    /// wait; beyond that the oldest are dropped (and counted in
+    /// [`transport_stats`](Self::transport_stats)).
+    pub fn poll_event(&mut self) -> Option<ServerEvent> {
+        self.io.events.pop()
+    }
+
+    /// Disconnects the client in slot `client_index` with 10 disconnect
+    /// packets. Free and loopback slots are left alone.
+    pub fn disconnect_client(&mut self, client_index: usize) {
+        self.core.disconnect_client(client_index, &mut self.io);
+    }
+
+    /// Disconnects every network client (loopback slots stay).
+    pub fn disconnect_all_clients(&mut self) {
+        self.core.disconnect_all_clients(&mut self.io);
+    }
+
+    /// Whether slot `client_index` holds a client.
+    pub fn client_connected(&self, client_index: usize) -> bool {
+        self.core.client_connected(client_index)
+    }
+
+    /// The client id of the client in slot `client_index`.
+    pub fn client_id(&self, client_index: usize) -> Option<u64> {
+        self.core.client_id(client_index)
+    }
+
+    /// The address of the client in slot `client_index` (`None` for a free
+    /// or loopback slot).
+    pub fn client_address(&self, client_index: usize) -> Option<SocketAddr> {
+        self.core.client_address(client_index)
+    }
+
+    /// The user data from the connect token of the client in slot
+    /// `client_index`.
+    pub fn client_user_data(&self, client_index: usize) -> Option<&[u8; USER_DATA_BYTES]> {
+        self.core.client_user_data(client_index)
+    }
+
+    /// Why slot `client_index` was last vacated.
+    pub fn disconnect_reason(&self, client_index: usize) -> DisconnectReason {
+        self.core.disconnect_reason(client_index)
+    }
+
+    /// The sequence the next packet to slot `client_index` will carry.
+    pub fn next_packet_sequence(&self, client_index: usize) -> Option<u64> {
+        self.core.next_packet_sequence(client_index)
+    }
+
+    /// Puts an in-process client in slot `client_index`: connected at once,
+    /// with no packets, keep-alives or timeouts. Its client calls
+    /// [`Client::connect_loopback`](crate::Client::connect_loopback) with
+    /// the same slot and [`max_clients`](Self::max_clients).
+    pub fn connect_loopback_client(
+        &mut self,
+        client_index: usize,
+        client_id: u64,
+        user_data: Option<&[u8; USER_DATA_BYTES]>,
+    ) -> Result<(), ServerError> {
+        self.core
+            .connect_loopback_client(client_index, client_id, user_data, &mut self.io)
+    }
+
+    /// Empties loopback slot `client_index`.
+    pub fn disconnect_loopback_client(&mut self, client_index: usize) -> Result<(), ServerError> {
+        self.core
+            .disconnect_loopback_client(client_index, &mut self.io)
+    }
+
+    /// Whether slot `client_index` holds a loopback client.
+    pub fn client_loopback(&self, client_index: usize) -> bool {
+        self.core.client_loopback(client_index)
+    }
+
+    /// Delivers a payload that the loopback client of slot `client_index`
+    /// sent (from [`Client::poll_loopback_packet`](crate::Client::poll_loopback_packet)).
+    pub fn process_loopback_packet(
+        &mut self,
+        client_index: usize,
+        data: &[u8],
+        sequence: u64,
+    ) -> Result<(), SendError> {
+        let payload =
+            self.core
+                .receive_loopback_payload(self.clock.now, client_index, data, sequence)?;
+        self.io
+            .enqueue(client_index, payload.data, payload.sequence);
+        Ok(())
+    }
+
+    /// The oldest payload sent to a loopback client, for the application to
+    /// deliver with [`Client::process_loopback_packet`](crate::Client::process_loopback_packet)
+    /// (or use [`transfer_loopback`](crate::transfer_loopback)). Free its
+    /// packet afterwards.
+    pub fn poll_loopback_packet(&mut self) -> Option<LoopbackPacket> {
+        self.io.loopback.pop_front()
+    }
+
+    /// The oldest payload held for the loopback client of one slot.
+    pub(crate) fn take_loopback_packet_for(
+        &mut self,
+        client_index: usize,
+    ) -> Option<LoopbackPacket> {
+        let position = self
+            .io
+            .loopback
+            .iter()
+            .position(|p| p.client_index == client_index)?;
+        self.io.loopback.remove(position)
+    }
+
+    /// The address connect tokens list for this server (its first address,
+    /// with the bound port when it was 0).
+    pub fn public_address(&self) -> SocketAddr {
+        self.core_config.public_address
+    }
+
+    /// A dual-stack server's second public address.
+    pub fn secondary_address(&self) -> Option<SocketAddr> {
+        self.core_config.secondary_address
+    }
+
+    /// The address the first address's socket is bound to (the unspecified
+    /// address and the real port).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.io.sockets.primary_local_addr()
+    }
+
+    /// The port the first address's socket is bound to.
+    pub fn port(&self) -> u16 {
+        self.local_addr().port()
+    }
+
+    /// Protocol counters: packets sent and received by type, datagrams
+    /// dropped by reason.
+    pub fn stats(&self) -> Stats {
+        let mut total = self.retired.clone();
+        accumulate(&mut total, self.core.stats());
+        total
+    }
+
+    /// Socket and queue counters.
+    pub fn transport_stats(&self) -> TransportStats {
+        TransportStats {
+            events_dropped: self.io.events.dropped,
+            ..self.io.stats
+        }
+    }
+}
+
+impl Drop for Server {
+    /// Stops the server, so connected clients get disconnect packets, as
+    /// the C library's `destroy` does.
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The reference binds the unspecified address of the public address's
+/// family, at its port.
+fn unspecified(address: SocketAddr) -> SocketAddr {
+    let ip = match address {
+        SocketAddr::V4(_) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        SocketAddr::V6(_) => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+    };
+    SocketAddr::new(ip, address.port())
+}

@@ -1,0 +1,384 @@
+//! UDP sockets as the C reference sets them up, and the receive loop's rules.
+//!
+//! Creation order follows the reference: socket, `IPV6_V6ONLY` for IPv6
+//! (dual stack is two sockets), `SO_SNDBUF` then `SO_RCVBUF` (halving on
+//! rejection, giving up below 256 KiB), bind, non-blocking, packet tagging.
+
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+
+use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::error::{CreateError, Family};
+
+/// The reference's socket send and receive buffer size: 4 MiB each.
+pub const DEFAULT_SOCKET_BUFFER_BYTES: usize = 4 * 1024 * 1024;
+
+/// Buffer sizes are halved on rejection until they would drop below this
+/// (256 KiB), as in the reference; then socket creation fails.
+pub const MIN_SOCKET_BUFFER_BYTES: usize = 256 * 1024;
+
+/// The type-of-service byte the reference writes when packet tagging is on:
+/// 46, to `IP_TOS` (IPv4) or `IPV6_TCLASS` (IPv6).
+///
+/// This is the reference's value, kept for identical behaviour: as a TOS
+/// byte, 46 is DSCP 11 with ECN bits `10`. Expedited Forwarding proper (DSCP
+/// 46) would be the byte 184 (`46 << 2`). Networks that honour DSCP treat
+/// the two differently; most home networks ignore both.
+pub const PACKET_TAGGING_TOS: u32 = 46;
+
+/// How a client's or server's sockets are set up.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SocketOptions {
+    pub(crate) buffer_bytes: usize,
+    pub(crate) packet_tagging: bool,
+}
+
+/// Creates one socket as the reference does and binds it to `bind`.
+pub(crate) fn create_socket(
+    bind: SocketAddr,
+    options: &SocketOptions,
+) -> Result<UdpSocket, CreateError> {
+    let family = Family::of(&bind);
+    let create = |source: io::Error| CreateError::CreateSocket { family, source };
+    let socket =
+        Socket::new(Domain::for_address(bind), Type::DGRAM, Some(Protocol::UDP)).map_err(create)?;
+    if family == Family::V6 {
+        socket.set_only_v6(true).map_err(create)?;
+    }
+    set_buffer(options.buffer_bytes, |n| socket.set_send_buffer_size(n)).map_err(create)?;
+    set_buffer(options.buffer_bytes, |n| socket.set_recv_buffer_size(n)).map_err(create)?;
+    if let Err(source) = socket.bind(&bind.into()) {
+        return Err(if source.kind() == io::ErrorKind::AddrInUse {
+            CreateError::AddrInUse { address: bind }
+        } else {
+            CreateError::Bind {
+                address: bind,
+                source,
+            }
+        });
+    }
+    socket.set_nonblocking(true).map_err(create)?;
+    if options.packet_tagging {
+        tag(&socket, family).map_err(create)?;
+    }
+    Ok(socket.into())
+}
+
+/// Asks for `bytes`, halving on rejection; fails once the size would drop
+/// below [`MIN_SOCKET_BUFFER_BYTES`].
+fn set_buffer(bytes: usize, mut set: impl FnMut(usize) -> io::Result<()>) -> io::Result<()> {
+    let mut size = bytes;
+    loop {
+        match set(size) {
+            Ok(()) => return Ok(()),
+            Err(e) => {
+                size /= 2;
+                if size < MIN_SOCKET_BUFFER_BYTES {
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(any(
+    target_os = "android",
+    target_os = "dragonfly",
+    target_os = "freebsd",
+    target_os = "linux",
+    target_os = "macos",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "illumos",
+))]
+fn tag(socket: &Socket, family: Family) -> io::Result<()> {
+    match family {
+        Family::V4 => socket.set_tos_v4(PACKET_TAGGING_TOS),
+        Family::V6 => socket.set_tclass_v6(PACKET_TAGGING_TOS),
+    }
+}
+
+/// Elsewhere (Windows, where the reference uses the QoS2 API and ignores its
+/// result) tagging is a no-op.
+#[cfg(not(any(
+    target_os = "android",
+    target_os = "dragonfly",
+    target_os = "freebsd",
+    target_os = "linux",
+    target_os = "macos",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "illumos",
+)))]
+fn tag(_socket: &Socket, _family: Family) -> io::Result<()> {
+    Ok(())
+}
+
+/// One outcome of a non-blocking receive.
+pub(crate) enum Received {
+    /// A datagram of this many bytes from this sender.
+    Datagram(usize, SocketAddr),
+    /// Nothing more to read now.
+    Empty,
+    /// An error worth skipping (ICMP port unreachable reported on a later
+    /// read, an interrupted call): read on.
+    Skip,
+    /// Another error: stop reading this socket until the next update.
+    Stop,
+}
+
+/// Reads one datagram without blocking. Never panics.
+pub(crate) fn receive(socket: &UdpSocket, buffer: &mut [u8]) -> Received {
+    match socket.recv_from(buffer) {
+        Ok((n, from)) => Received::Datagram(n, from),
+        Err(e) => match e.kind() {
+            io::ErrorKind::WouldBlock => Received::Empty,
+            io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::Interrupted => Received::Skip,
+            _ => Received::Stop,
+        },
+    }
+}
+
+/// A bound socket and the address it is bound to.
+#[derive(Debug)]
+pub(crate) struct Bound {
+    pub(crate) socket: UdpSocket,
+    pub(crate) local: SocketAddr,
+}
+
+/// A client's or server's sockets: at most one per family.
+#[derive(Debug)]
+pub(crate) struct Sockets {
+    v4: Option<Bound>,
+    v6: Option<Bound>,
+    /// The family of the first address, whose socket `port` reports.
+    primary: Family,
+}
+
+/// Why a datagram did not leave.
+pub(crate) enum SendFailure {
+    /// No socket of the destination's family.
+    NoSocket,
+    /// The operating system refused it (full buffer, unreachable, ...).
+    Os,
+}
+
+impl Sockets {
+    /// Binds one socket to `first` and, for dual stack, one to `second`,
+    /// which must be of the other family.
+    pub(crate) fn bind(
+        first: SocketAddr,
+        second: Option<SocketAddr>,
+        options: &SocketOptions,
+    ) -> Result<Self, CreateError> {
+        if let Some(second) = second
+            && Family::of(&second) == Family::of(&first)
+        {
+            return Err(CreateError::SameFamily(Family::of(&first)));
+        }
+        let mut sockets = Self {
+            v4: None,
+            v6: None,
+            primary: Family::of(&first),
+        };
+        for address in std::iter::once(first).chain(second) {
+            let family = Family::of(&address);
+            let socket = create_socket(address, options)?;
+            let local = socket
+                .local_addr()
+                .map_err(|source| CreateError::CreateSocket { family, source })?;
+            let bound = Some(Bound { socket, local });
+            match family {
+                Family::V4 => sockets.v4 = bound,
+                Family::V6 => sockets.v6 = bound,
+            }
+        }
+        Ok(sockets)
+    }
+
+    /// The socket of `family`, if there is one.
+    pub(crate) fn get(&self, family: Family) -> Option<&UdpSocket> {
+        self.bound(family).map(|b| &b.socket)
+    }
+
+    fn bound(&self, family: Family) -> Option<&Bound> {
+        match family {
+            Family::V4 => self.v4.as_ref(),
+            Family::V6 => self.v6.as_ref(),
+        }
+    }
+
+    /// The bound address of the socket of `family`.
+    pub(crate) fn local_addr(&self, family: Family) -> Option<SocketAddr> {
+        self.bound(family).map(|b| b.local)
+    }
+
+    /// The bound address of the first address's socket.
+    pub(crate) fn primary_local_addr(&self) -> SocketAddr {
+        match self.bound(self.primary) {
+            Some(b) => b.local,
+            // `bind` always creates the primary socket.
+            None => SocketAddr::from(([0, 0, 0, 0], 0)),
+        }
+    }
+
+    /// Every socket, IPv4 first.
+    pub(crate) fn all(&self) -> impl Iterator<Item = &UdpSocket> {
+        self.v4.iter().chain(self.v6.iter()).map(|b| &b.socket)
+    }
+
+    /// Sends through the socket of the destination's family. Errors are
+    /// reported for counting only: the protocol treats UDP as lossy.
+    pub(crate) fn send(&self, to: SocketAddr, datagram: &[u8]) -> Result<(), SendFailure> {
+        let socket = self.get(Family::of(&to)).ok_or(SendFailure::NoSocket)?;
+        match socket.send_to(datagram, to) {
+            Ok(_) => Ok(()),
+            Err(_) => Err(SendFailure::Os),
+        }
+    }
+}
+
+/// Blocks until one of `sockets` has a datagram (or an error) to read, or
+/// `timeout` passes; returns whether something is ready.
+///
+/// One socket: a single blocking peek with a read timeout. Two sockets: std
+/// has no portable poll, so each is watched in turn for at most
+/// [`DUAL_WAIT_SLICE`], which adds at most that much latency. No socket:
+/// a plain sleep.
+pub(crate) fn wait<'a>(
+    sockets: impl IntoIterator<Item = &'a UdpSocket>,
+    timeout: Duration,
+) -> bool {
+    let mut sockets = sockets.into_iter();
+    let (first, second) = (sockets.next(), sockets.next());
+    match (first, second) {
+        (None, _) => {
+            if !timeout.is_zero() {
+                std::thread::sleep(timeout);
+            }
+            false
+        }
+        (Some(one), None) => wait_one(one, timeout),
+        (Some(a), Some(b)) => {
+            let start = Instant::now();
+            loop {
+                for socket in [a, b] {
+                    let left = timeout.saturating_sub(start.elapsed());
+                    if wait_one(socket, left.min(DUAL_WAIT_SLICE)) {
+                        return true;
+                    }
+                }
+                if start.elapsed() >= timeout {
+                    return false;
+                }
+            }
+        }
+    }
+}
+
+/// How long a dual-stack wait watches one socket before looking at the other.
+pub(crate) const DUAL_WAIT_SLICE: Duration = Duration::from_millis(1);
+
+/// Blocks on one socket until it is readable or `timeout` passes. The
+/// socket is back in non-blocking mode afterwards (if the mode cannot be
+/// changed, this returns at once and the caller's loop simply spins).
+fn wait_one(socket: &UdpSocket, timeout: Duration) -> bool {
+    let mut probe = [0u8; 1];
+    if timeout.is_zero() {
+        return !matches!(socket.peek_from(&mut probe), Err(ref e) if e.kind() == io::ErrorKind::WouldBlock);
+    }
+    if socket.set_read_timeout(Some(timeout)).is_err() || socket.set_nonblocking(false).is_err() {
+        return false;
+    }
+    let result = socket.peek_from(&mut probe);
+    let _ = socket.set_nonblocking(true);
+    match result {
+        Ok(_) => true,
+        Err(e) => !matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_sizes_halve_then_give_up_below_256_kib() {
+        let mut asked = Vec::new();
+        let result = set_buffer(DEFAULT_SOCKET_BUFFER_BYTES, |n| {
+            asked.push(n);
+            if n <= 1024 * 1024 {
+                Ok(())
+            } else {
+                Err(io::Error::other("too big"))
+            }
+        });
+        assert!(result.is_ok());
+        assert_eq!(asked, [4 << 20, 2 << 20, 1 << 20]);
+
+        asked.clear();
+        let result = set_buffer(DEFAULT_SOCKET_BUFFER_BYTES, |n| {
+            asked.push(n);
+            Err(io::Error::other("never"))
+        });
+        assert!(result.is_err());
+        assert_eq!(asked, [4 << 20, 2 << 20, 1 << 20, 512 << 10, 256 << 10]);
+    }
+
+    #[test]
+    fn ipv6_sockets_are_v6_only_and_non_blocking() {
+        let options = SocketOptions {
+            buffer_bytes: DEFAULT_SOCKET_BUFFER_BYTES,
+            packet_tagging: true,
+        };
+        let Ok(socket) = create_socket("[::1]:0".parse().unwrap(), &options) else {
+            eprintln!("no IPv6 loopback here; skipped");
+            return;
+        };
+        let socket = Socket::from(socket);
+        assert!(socket.only_v6().unwrap());
+        assert_eq!(socket.tclass_v6().unwrap(), PACKET_TAGGING_TOS);
+        let socket = UdpSocket::from(socket);
+        let mut buffer = [0u8; 8];
+        assert!(matches!(receive(&socket, &mut buffer), Received::Empty));
+    }
+
+    #[test]
+    fn ipv4_tagging_writes_the_reference_value() {
+        let options = SocketOptions {
+            buffer_bytes: DEFAULT_SOCKET_BUFFER_BYTES,
+            packet_tagging: true,
+        };
+        let socket = create_socket("127.0.0.1:0".parse().unwrap(), &options).unwrap();
+        let socket = Socket::from(socket);
+        assert_eq!(socket.tos_v4().unwrap(), PACKET_TAGGING_TOS);
+    }
+
+    #[test]
+    fn wait_times_out_then_sees_a_datagram() {
+        let options = SocketOptions {
+            buffer_bytes: MIN_SOCKET_BUFFER_BYTES,
+            packet_tagging: false,
+        };
+        let socket = create_socket("127.0.0.1:0".parse().unwrap(), &options).unwrap();
+        let start = Instant::now();
+        assert!(!wait([&socket], Duration::from_millis(20)));
+        assert!(start.elapsed() >= Duration::from_millis(15));
+        let sender = UdpSocket::bind("127.0.0.1:0").unwrap();
+        sender.send_to(b"x", socket.local_addr().unwrap()).unwrap();
+        assert!(wait([&socket], Duration::from_secs(5)));
+        let mut buffer = [0u8; 8];
+        assert!(matches!(
+            receive(&socket, &mut buffer),
+            Received::Datagram(1, _)
+        ));
+        assert!(matches!(receive(&socket, &mut buffer), Received::Empty));
+    }
+}
