@@ -604,6 +604,7 @@ fn multiple_clients_across_restarts_with_2_32_and_5_slots() {
     for slots in [2usize, 32, 5] {
         w.start_server(slots);
         w.peers.clear();
+        w.by_address.clear();
         w.sim.reset();
         for i in 0..slots {
             let c = w.add_client(&format!("[::]:{}", 50000 + i));

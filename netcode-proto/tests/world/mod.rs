@@ -50,6 +50,8 @@ pub struct World {
     /// Every datagram that crossed the network, for replay tests.
     pub captured: Vec<(SocketAddr, SocketAddr, Vec<u8>)>,
     pub capture: bool,
+    /// Peer index by address, for O(1) delivery.
+    pub by_address: std::collections::HashMap<SocketAddr, usize>,
 }
 
 impl World {
@@ -81,6 +83,7 @@ impl World {
             filter: None,
             captured: Vec::new(),
             capture: false,
+            by_address: std::collections::HashMap::new(),
         };
         world.start_server(max_clients);
         world
@@ -96,8 +99,10 @@ impl World {
     }
 
     pub fn add_client(&mut self, address: &str) -> usize {
+        let address: SocketAddr = address.parse().unwrap();
+        self.by_address.insert(address, self.peers.len());
         self.peers.push(Peer {
-            address: address.parse().unwrap(),
+            address,
             client: Client::new(),
             events: Vec::new(),
             received: Vec::new(),
@@ -174,7 +179,11 @@ impl World {
                     self.server_received
                         .push((index, payload.sequence, payload.data.to_vec()));
                 }
-            } else if let Some(p) = self.peers.iter_mut().find(|p| p.address == d.to) {
+            } else if let Some(p) = self
+                .by_address
+                .get(&d.to)
+                .and_then(|&i| self.peers.get_mut(i))
+            {
                 let mut out = self.sim.output(now, p.address, &mut p.events);
                 if let Some(payload) = p.client.handle(now, d.from, &mut d.bytes, &mut out) {
                     p.received.push((payload.sequence, payload.data.to_vec()));
