@@ -245,55 +245,64 @@ impl Sockets {
 /// Blocks until one of `sockets` has a datagram (or an error) to read, or
 /// `timeout` passes; returns whether something is ready.
 ///
-/// One socket: a single blocking peek with a read timeout. Two sockets: std
-/// has no portable poll, so each is watched in turn for at most
-/// [`DUAL_WAIT_SLICE`], which adds at most that much latency. No socket:
-/// a plain sleep.
+/// One socket: a blocking peek with a read timeout, then (because read
+/// timeouts run on the kernel's coarse tick, several milliseconds late) the
+/// last [`TIMER_SLACK`] in steps of [`POLL_STEP`], so the wait ends within
+/// about a millisecond of `timeout`. Two sockets: std has no portable poll,
+/// so both are checked every [`POLL_STEP`]. No socket: a plain sleep.
 pub(crate) fn wait<'a>(
     sockets: impl IntoIterator<Item = &'a UdpSocket>,
     timeout: Duration,
 ) -> bool {
+    let end = Instant::now() + timeout;
     let mut sockets = sockets.into_iter();
     let (first, second) = (sockets.next(), sockets.next());
-    match (first, second) {
+    let watched: &[&UdpSocket] = match (&first, &second) {
         (None, _) => {
-            if !timeout.is_zero() {
-                std::thread::sleep(timeout);
-            }
-            false
+            std::thread::sleep(timeout);
+            return false;
         }
-        (Some(one), None) => wait_one(one, timeout),
-        (Some(a), Some(b)) => {
-            let start = Instant::now();
-            loop {
-                for socket in [a, b] {
-                    let left = timeout.saturating_sub(start.elapsed());
-                    if wait_one(socket, left.min(DUAL_WAIT_SLICE)) {
-                        return true;
-                    }
-                }
-                if start.elapsed() >= timeout {
-                    return false;
-                }
+        (Some(one), None) => {
+            if timeout > TIMER_SLACK && block(one, timeout - TIMER_SLACK) {
+                return true;
             }
+            &[*one]
         }
+        (Some(a), Some(b)) => &[*a, *b],
+    };
+    loop {
+        if watched.iter().any(|s| ready(s)) {
+            return true;
+        }
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        std::thread::sleep(left.min(POLL_STEP));
     }
 }
 
-/// How long a dual-stack wait watches one socket before looking at the other.
-pub(crate) const DUAL_WAIT_SLICE: Duration = Duration::from_millis(1);
+/// How long before the end of a wait the blocking read gives way to
+/// polling: more than the kernel tick by which read timeouts run late.
+pub(crate) const TIMER_SLACK: Duration = Duration::from_millis(8);
 
-/// Blocks on one socket until it is readable or `timeout` passes. The
-/// socket is back in non-blocking mode afterwards (if the mode cannot be
-/// changed, this returns at once and the caller's loop simply spins).
-fn wait_one(socket: &UdpSocket, timeout: Duration) -> bool {
+/// The polling step at the end of a wait, and for two sockets.
+pub(crate) const POLL_STEP: Duration = Duration::from_millis(1);
+
+/// Whether `socket` has a datagram or an error to read, without blocking.
+fn ready(socket: &UdpSocket) -> bool {
     let mut probe = [0u8; 1];
-    if timeout.is_zero() {
-        return !matches!(socket.peek_from(&mut probe), Err(ref e) if e.kind() == io::ErrorKind::WouldBlock);
-    }
+    !matches!(socket.peek_from(&mut probe), Err(ref e) if e.kind() == io::ErrorKind::WouldBlock)
+}
+
+/// Blocks on one socket until it is readable or about `timeout` passes.
+/// The socket is back in non-blocking mode afterwards (if its mode cannot
+/// be changed, this returns at once and the caller polls instead).
+fn block(socket: &UdpSocket, timeout: Duration) -> bool {
     if socket.set_read_timeout(Some(timeout)).is_err() || socket.set_nonblocking(false).is_err() {
         return false;
     }
+    let mut probe = [0u8; 1];
     let result = socket.peek_from(&mut probe);
     let _ = socket.set_nonblocking(true);
     match result {

@@ -238,3 +238,37 @@ fn drop_and_stop_send_disconnect_packets() {
         b.state() == ClientState::Disconnected
     });
 }
+
+/// A full one-slot server denies every other client at once, as the
+/// reference does: its token history is as large as the reference's even
+/// for one slot, so fresh tokens are answered rather than ignored.
+#[test]
+fn a_full_small_server_denies_the_others() {
+    const OTHERS: usize = 40;
+    let epoch = Instant::now();
+    let mut server = Server::new("127.0.0.1:0", config()).unwrap();
+    server.start(1).unwrap();
+    let address = server.public_address();
+    let mut first = Client::new("127.0.0.1:0").unwrap();
+    first.connect(&token(1, &[address])).unwrap();
+    connect_all(epoch, &mut server, &mut [&mut first]);
+
+    let mut others: Vec<Client> = (0..OTHERS)
+        .map(|_| Client::new("127.0.0.1:0").unwrap())
+        .collect();
+    for (i, client) in others.iter_mut().enumerate() {
+        client.connect(&token(i as u64 + 2, &[address])).unwrap();
+    }
+    run_until("every other client denied", epoch, |now| {
+        first.update(now);
+        for client in others.iter_mut() {
+            client.update(now);
+        }
+        server.update(now);
+        others
+            .iter()
+            .all(|c| c.state() == ClientState::ConnectionDenied)
+    });
+    assert_eq!(first.state(), ClientState::Connected);
+    assert_eq!(server.num_connected_clients(), 1);
+}

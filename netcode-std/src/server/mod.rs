@@ -38,6 +38,14 @@ use io::ServerIo;
 /// core's per-packet cost does not depend on the slot count.
 pub const MAX_CLIENTS: usize = 4096;
 
+/// The server's tables are never sized for fewer slots than the reference's
+/// 256, whatever `start` opens: the token history (8 entries per slot) and
+/// the encryption mappings (4 per slot) then hold at least the reference's
+/// 2048 and 1024 entries. With tables for only a few slots, a small server
+/// would refuse new connect tokens once a few dozen had been used within a
+/// token lifetime.
+const MIN_TABLE_SLOTS: usize = 256;
+
 /// Datagrams read from one socket in one update at most, so a flood cannot
 /// hold `update` forever; the rest wait in the socket for the next update.
 const MAX_RECEIVE_PER_UPDATE: usize = 16 * 1024;
@@ -136,7 +144,7 @@ impl Server {
         );
         core_config.secondary_address = second.map(bound_port);
         core_config.max_connect_token_lifetime = config.max_connect_token_lifetime;
-        let core = Core::new(core_config.clone(), HeapStorage::new(1))
+        let core = Core::new(core_config.clone(), HeapStorage::new(MIN_TABLE_SLOTS))
             .map_err(|_| CreateError::AllocateServer)?;
         Ok(Self {
             core,
@@ -253,9 +261,10 @@ impl Server {
     /// call [`update`](Self::update) either way.
     ///
     /// The deadline is measured from the last update, assuming the
-    /// caller's clock keeps pace with real time. A dual-stack server
-    /// watches its two sockets in turn, 1 ms each, since `std` has no
-    /// portable way to block on two sockets at once.
+    /// caller's clock keeps pace with real time; the wait ends within about
+    /// a millisecond of it. A single socket is blocked on; a dual-stack
+    /// server checks its two sockets every millisecond instead, since `std`
+    /// has no portable way to block on two sockets at once.
     pub fn wait(&self, max: Duration) -> bool {
         let timeout = self
             .core
