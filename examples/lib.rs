@@ -1,0 +1,256 @@
+//! What the example programs share: the C reference examples' constants
+//! (protocol id, test key, token expiry and timeout, address, 60 Hz), their
+//! payload (1200 bytes whose byte i is `i % 256`), a tally of what went
+//! each way, a frame clock, and hand-rolled argument parsing.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The protocol id of the reference's examples and tests.
+pub const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
+
+/// The reference's test private key,
+/// `606abe6ec91910ea9a6562f66f2b30e44371d62cd19927266b3c60f4b715aba1`.
+/// Anyone can read it: use it only to talk to the reference's examples.
+pub const PRIVATE_KEY: [u8; 32] = [
+    0x60, 0x6a, 0xbe, 0x6e, 0xc9, 0x19, 0x10, 0xea, 0x9a, 0x65, 0x62, 0xf6, 0x6f, 0x2b, 0x30, 0xe4,
+    0x43, 0x71, 0xd6, 0x2c, 0xd1, 0x99, 0x27, 0x26, 0x6b, 0x3c, 0x60, 0xf4, 0xb7, 0x15, 0xab, 0xa1,
+];
+
+/// Connect token lifetime of the reference's client: 30 s.
+pub const CONNECT_TOKEN_EXPIRY: i64 = 30;
+
+/// Connection timeout of the reference's client: 5 s.
+pub const CONNECT_TOKEN_TIMEOUT: i32 = 5;
+
+/// The reference's server address (IPv4).
+pub const SERVER_ADDRESS: &str = "127.0.0.1:40000";
+
+/// The reference server's second address (IPv6).
+pub const SERVER_ADDRESS6: &str = "[::1]:40000";
+
+/// One frame of the reference's examples: 1/60 s.
+pub const FRAME: Duration = Duration::from_nanos(1_000_000_000 / 60);
+
+/// Size of the examples' payload: the largest there is.
+pub const PAYLOAD_BYTES: usize = 1200;
+
+/// The payload every example sends: byte i is `i % 256`.
+pub fn payload() -> [u8; PAYLOAD_BYTES] {
+    core::array::from_fn(|i| (i % 256) as u8)
+}
+
+/// Whether `data` is exactly [`payload`].
+pub fn is_payload(data: &[u8]) -> bool {
+    data.len() == PAYLOAD_BYTES && data.iter().enumerate().all(|(i, b)| *b == (i % 256) as u8)
+}
+
+/// Command-line arguments: positional addresses and `--seconds N`.
+#[derive(Debug, Clone, Default)]
+pub struct Args {
+    /// The positional arguments, in order.
+    pub positional: Vec<String>,
+    /// `--seconds N`: run this long, then exit.
+    pub seconds: Option<f64>,
+}
+
+impl Args {
+    /// Reads `--seconds N` (or `--seconds=N`) and at most `max_positional`
+    /// other arguments.
+    pub fn parse(
+        args: impl IntoIterator<Item = String>,
+        max_positional: usize,
+    ) -> Result<Self, String> {
+        let mut parsed = Self::default();
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let value = match arg.strip_prefix("--seconds") {
+                Some("") => Some(args.next().ok_or("--seconds needs a number")?),
+                Some(rest) if rest.starts_with('=') => Some(rest[1..].to_string()),
+                _ => None,
+            };
+            if let Some(value) = value {
+                let seconds: f64 = value
+                    .parse()
+                    .map_err(|_| format!("--seconds: {value:?} is not a number"))?;
+                if !(seconds.is_finite() && seconds > 0.0) {
+                    return Err(format!("--seconds: {value} is not a positive number"));
+                }
+                parsed.seconds = Some(seconds);
+            } else if arg.starts_with("--") {
+                return Err(format!("unknown option {arg}"));
+            } else if parsed.positional.len() < max_positional {
+                parsed.positional.push(arg);
+            } else {
+                return Err(format!("unexpected argument {arg:?}"));
+            }
+        }
+        Ok(parsed)
+    }
+}
+
+/// What went each way, and whether it was right.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tally {
+    /// A connection was made.
+    pub connected: bool,
+    /// Payloads sent.
+    pub sent: u64,
+    /// Payloads received that were exactly [`payload`].
+    pub received: u64,
+    /// Payloads received that were not.
+    pub bad: u64,
+}
+
+impl Tally {
+    /// Counts one received payload.
+    pub fn check(&mut self, data: &[u8]) {
+        if is_payload(data) {
+            self.received += 1;
+        } else {
+            self.bad += 1;
+        }
+    }
+
+    /// One line for the end of a run.
+    pub fn summary(&self) -> String {
+        format!(
+            "sent {} payloads, received {} correct and {} wrong",
+            self.sent, self.received, self.bad
+        )
+    }
+
+    /// Success only if a connection was made and at least one correct
+    /// payload went each way, and none was wrong.
+    pub fn verdict(&self) -> Result<(), String> {
+        if !self.connected {
+            Err("no connection was made".into())
+        } else if self.bad > 0 {
+            Err(format!("{} payloads had the wrong content", self.bad))
+        } else if self.sent == 0 {
+            Err("connected, but no payload was sent".into())
+        } else if self.received == 0 {
+            Err("connected, but no payload was received".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A fixed-rate frame clock on real time.
+#[derive(Debug, Clone, Copy)]
+pub struct Frames {
+    start: Instant,
+    next: Instant,
+}
+
+impl Default for Frames {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Frames {
+    /// Starts the clock now.
+    pub fn new() -> Self {
+        let now = Instant::now();
+        Self {
+            start: now,
+            next: now,
+        }
+    }
+
+    /// Seconds since the clock started: the time passed to `update`.
+    pub fn seconds(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// Sleeps until the next frame (60 Hz).
+    pub fn sleep(&mut self) {
+        self.next += FRAME;
+        let now = Instant::now();
+        if self.next > now {
+            std::thread::sleep(self.next - now);
+        } else {
+            self.next = now;
+        }
+    }
+}
+
+/// The exit code of a run: success, or `error: reason` on one line of
+/// standard error and a failure code.
+pub fn finish(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(reason) => {
+            eprintln!("error: {reason}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Lowercase hex of `bytes`.
+pub fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of a hex string (either case, even length).
+pub fn from_hex(text: &str) -> Result<Vec<u8>, String> {
+    if !text.len().is_multiple_of(2) {
+        return Err("hex text has an odd length".into());
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| {
+            text.get(i..i + 2)
+                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                .ok_or_else(|| format!("not hex at offset {i}"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str], max: usize) -> Result<Args, String> {
+        Args::parse(list.iter().map(|s| s.to_string()), max)
+    }
+
+    #[test]
+    fn arguments() {
+        let a = args(&["127.0.0.1:1", "--seconds", "3"], 1).unwrap();
+        assert_eq!(a.positional, ["127.0.0.1:1"]);
+        assert_eq!(a.seconds, Some(3.0));
+        assert_eq!(args(&["--seconds=2.5"], 0).unwrap().seconds, Some(2.5));
+        assert!(args(&["--seconds"], 0).is_err());
+        assert!(args(&["--seconds", "-1"], 0).is_err());
+        assert!(args(&["--frobnicate"], 1).is_err());
+        assert!(args(&["a", "b"], 1).is_err());
+    }
+
+    #[test]
+    fn payload_and_hex() {
+        assert!(is_payload(&payload()));
+        let mut wrong = payload();
+        wrong[700] ^= 1;
+        assert!(!is_payload(&wrong));
+        assert!(!is_payload(&payload()[..1199]));
+        assert_eq!(from_hex(&to_hex(&[0, 0xab, 255])).unwrap(), [0, 0xab, 255]);
+        assert!(from_hex("abc").is_err());
+        assert!(from_hex("zz").is_err());
+    }
+
+    #[test]
+    fn verdicts() {
+        let mut tally = Tally::default();
+        assert!(tally.verdict().is_err());
+        tally.connected = true;
+        tally.sent = 1;
+        assert!(tally.verdict().is_err());
+        tally.check(&payload());
+        assert!(tally.verdict().is_ok());
+        tally.check(b"nope");
+        assert!(tally.verdict().is_err());
+    }
+}

@@ -1,0 +1,242 @@
+//! The example programs, run as the `netcode-*` binaries that share their
+//! source: the server and client against each other for three seconds,
+//! the one-process demo, the token printer, and a client with no server.
+//! Every wait is bounded; the server picks a free port and prints it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use netcode_examples::{CONNECT_TOKEN_TIMEOUT, PROTOCOL_ID, from_hex};
+use netcode_std::proto::ConnectToken;
+
+/// No program may run longer than this.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// A running program whose output is collected line by line.
+struct Program {
+    name: &'static str,
+    child: Child,
+    lines: Receiver<String>,
+    output: Arc<Mutex<Vec<String>>>,
+}
+
+impl Program {
+    fn start(name: &'static str, path: &str, args: &[&str]) -> Self {
+        let mut child = Command::new(path)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {path}: {e}"));
+        let (send, lines) = channel();
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        for (stream, tag) in [
+            (Box::new(stdout) as Box<dyn std::io::Read + Send>, ""),
+            (Box::new(stderr), "stderr: "),
+        ] {
+            let send = send.clone();
+            let output = output.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    output.lock().unwrap().push(format!("{tag}{line}"));
+                    let _ = send.send(format!("{tag}{line}"));
+                }
+            });
+        }
+        Self {
+            name,
+            child,
+            lines,
+            output,
+        }
+    }
+
+    /// The first stdout line containing `needle`, within the deadline.
+    fn line_with(&mut self, needle: &str) -> String {
+        let start = Instant::now();
+        while start.elapsed() < DEADLINE {
+            match self.lines.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(_) => {}
+                Err(_) => {
+                    if let Ok(Some(status)) = self.child.try_wait() {
+                        panic!(
+                            "{} exited ({status}) before printing {needle:?}:\n{}",
+                            self.name,
+                            self.transcript()
+                        );
+                    }
+                }
+            }
+        }
+        let _ = self.child.kill();
+        panic!(
+            "{} never printed {needle:?}:\n{}",
+            self.name,
+            self.transcript()
+        );
+    }
+
+    /// Waits for the exit, killing the program at the deadline.
+    fn finish(&mut self) -> ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                // Let the reader threads drain what is left.
+                std::thread::sleep(Duration::from_millis(50));
+                return status;
+            }
+            if start.elapsed() > DEADLINE {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!(
+                    "{} ran past {DEADLINE:?}:\n{}",
+                    self.name,
+                    self.transcript()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn transcript(&self) -> String {
+        self.output.lock().unwrap().join("\n")
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Our server and our client, `--seconds 3` each, on a free port.
+#[test]
+fn server_and_client_exchange_payloads_for_three_seconds() {
+    let mut server = Program::start(
+        "server",
+        env!("CARGO_BIN_EXE_netcode-server"),
+        &["127.0.0.1:0", "--seconds", "3"],
+    );
+    let line = server.line_with("listening on");
+    let address = line.rsplit(' ').next().unwrap().to_string();
+    assert!(
+        address.starts_with("127.0.0.1:") && !address.ends_with(":0"),
+        "{line}"
+    );
+
+    let mut client = Program::start(
+        "client",
+        env!("CARGO_BIN_EXE_netcode-client"),
+        &[&address, "--seconds", "3"],
+    );
+    let client_status = client.finish();
+    let server_status = server.finish();
+    let transcripts = format!(
+        "--- server\n{}\n--- client\n{}",
+        server.transcript(),
+        client.transcript()
+    );
+    assert!(client_status.success(), "client failed\n{transcripts}");
+    assert!(server_status.success(), "server failed\n{transcripts}");
+    let client_out = client.transcript();
+    assert!(
+        client_out.contains("client state: sending connection response -> connected"),
+        "{transcripts}"
+    );
+    assert!(
+        server.transcript().contains("client 0 connected"),
+        "{transcripts}"
+    );
+}
+
+/// The README's demo command.
+#[test]
+fn client_server_demo_exits_zero() {
+    let mut demo = Program::start(
+        "client_server",
+        env!("CARGO_BIN_EXE_netcode-client-server"),
+        &[],
+    );
+    let status = demo.finish();
+    let out = demo.transcript();
+    assert!(status.success(), "{out}");
+    assert!(out.contains("connected in"), "{out}");
+    assert!(
+        out.contains("client state: connected -> disconnected"),
+        "{out}"
+    );
+}
+
+/// A token from the token program reads back with what was asked.
+#[test]
+fn token_program_prints_a_readable_token() {
+    let mut token = Program::start(
+        "token",
+        env!("CARGO_BIN_EXE_netcode-token"),
+        &[
+            "--client-id",
+            "0x2a",
+            "--expire",
+            "45",
+            "127.0.0.1:40000",
+            "[::1]:40001",
+        ],
+    );
+    let line = token.line_with("");
+    assert!(token.finish().success(), "{}", token.transcript());
+    let bytes = from_hex(line.trim()).unwrap();
+    let token = ConnectToken::read(&bytes).unwrap();
+    assert_eq!(token.protocol_id, PROTOCOL_ID);
+    assert_eq!(token.expire_timestamp - token.create_timestamp, 45);
+    assert_eq!(token.timeout_seconds, CONNECT_TOKEN_TIMEOUT);
+    let addresses: Vec<String> = token
+        .server_addresses
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    assert_eq!(addresses, ["127.0.0.1:40000", "[::1]:40001"]);
+
+    let mut bad = Program::start(
+        "token",
+        env!("CARGO_BIN_EXE_netcode-token"),
+        &["127.0.0.1:40k"],
+    );
+    assert!(!bad.finish().success());
+    assert!(
+        bad.transcript()
+            .contains("stderr: error: public server address 0"),
+        "{}",
+        bad.transcript()
+    );
+}
+
+/// With no server, the client gives up after `--seconds` with one error line.
+#[test]
+fn client_without_a_server_fails_with_a_reason() {
+    let port = {
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        socket.local_addr().unwrap().port()
+    };
+    let address = format!("127.0.0.1:{port}");
+    let mut client = Program::start(
+        "client",
+        env!("CARGO_BIN_EXE_netcode-client"),
+        &[&address, "--seconds", "1"],
+    );
+    let status = client.finish();
+    let out = client.transcript();
+    assert!(!status.success(), "{out}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("stderr:")).collect();
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(errors[0].contains("error: no connection was made"), "{out}");
+}
