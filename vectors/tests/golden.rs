@@ -606,13 +606,12 @@ fn every_manifest_field_is_checked() {
 
 /// The suite runs against the AEAD backend the features chose (CI runs it
 /// under both): this says which one, and that the `ring` pass-through works.
+/// Without the feature here another workspace member may still have enabled
+/// it (cargo unifies features), so only its presence is asserted.
 #[test]
 fn runs_on_the_selected_aead_backend() {
-    let expected = if cfg!(feature = "ring") {
-        "ring"
-    } else {
-        "rustcrypto"
-    };
     println!("AEAD backend: {}", netcode_proto::crypto::BACKEND);
-    assert_eq!(netcode_proto::crypto::BACKEND, expected);
+    if cfg!(feature = "ring") {
+        assert_eq!(netcode_proto::crypto::BACKEND, "ring");
+    }
 }
