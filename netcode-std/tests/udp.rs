@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use common::*;
-use netcode_std::{Client, ClientState, DisconnectReason, Server, ServerEvent};
+use netcode_std::{Client, ClientConfig, ClientState, DisconnectReason, Server, ServerEvent};
 
 /// 64 clients connect to one server and payloads flow both ways, each
 /// checked byte for byte; then they all disconnect.
@@ -271,4 +271,26 @@ fn a_full_small_server_denies_the_others() {
     });
     assert_eq!(first.state(), ClientState::Connected);
     assert_eq!(server.num_connected_clients(), 1);
+}
+
+/// With packet tagging on, servers and clients of both families are made
+/// and connect (the reference's packet_tagging test).
+#[test]
+fn packet_tagging_sockets_connect() {
+    let epoch = Instant::now();
+    let mut hosts = vec!["127.0.0.1:0"];
+    if ipv6_available() {
+        hosts.push("[::1]:0");
+    }
+    for (i, host) in hosts.into_iter().enumerate() {
+        let mut server_config = config();
+        server_config.packet_tagging = true;
+        let mut server = Server::new(host, server_config).unwrap();
+        server.start(1).unwrap();
+        let mut client_config = ClientConfig::default();
+        client_config.packet_tagging = true;
+        let mut client = Client::with_config(host, client_config).unwrap();
+        let address = server.public_address();
+        connect_and_exchange(epoch, &mut server, &mut client, i as u64 + 1, &[address]);
+    }
 }
