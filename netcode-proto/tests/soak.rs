@@ -35,7 +35,7 @@ impl Xorshift {
         self.0
     }
     fn chance(&mut self, one_in: u64) -> bool {
-        self.next() % one_in == 0
+        self.next().is_multiple_of(one_in)
     }
 }
 
