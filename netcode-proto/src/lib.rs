@@ -65,5 +65,7 @@ pub mod token;
 
 pub use crypto::Key;
 pub use packet::{Packet, PacketError, PacketType, read_packet, write_packet};
+/// The RNG traits of the version this crate takes (`CryptoRng` arguments).
+pub use rand_core;
 pub use replay::ReplayProtection;
 pub use token::{ConnectToken, PrivateConnectToken, generate_connect_token};
