@@ -1,0 +1,7 @@
+//! Fuzz target `client`: the body is `netcode_fuzz::targets::client`
+//! (`src/targets/client.rs`, which describes the input).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| netcode_fuzz::targets::client(data));
