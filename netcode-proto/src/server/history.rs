@@ -1,5 +1,4 @@
-use core::net::SocketAddr;
-
+use super::compact::{Endpoint, Link};
 use crate::constants::MAC_BYTES;
 
 /// Where a connect token is in its life on this server.
@@ -18,9 +17,9 @@ pub(crate) enum TokenState {
 pub struct TokenEntry {
     pub(crate) state: TokenState,
     pub(crate) mac: [u8; MAC_BYTES],
-    pub(crate) address: Option<SocketAddr>,
+    pub(crate) address: Endpoint,
     pub(crate) expire_timestamp: u64,
-    pub(crate) next_free: Option<u32>,
+    pub(crate) next_free: Link,
 }
 
 impl TokenEntry {
@@ -28,9 +27,9 @@ impl TokenEntry {
     pub const EMPTY: Self = Self {
         state: TokenState::Free,
         mac: [0; MAC_BYTES],
-        address: None,
+        address: Endpoint::NONE,
         expire_timestamp: 0,
-        next_free: None,
+        next_free: Link::NONE,
     };
 }
 

@@ -14,6 +14,7 @@
 //! client id, token history) is a hash lookup: the cost of one packet does
 //! not grow with the slot count.
 
+mod compact;
 mod history;
 mod index;
 mod mapping;
@@ -406,13 +407,13 @@ impl<S: ServerStorage> Server<S> {
         // other sender with a live mapping reads with its key (refreshing the
         // mapping) and no window.
         let client = mapping.and_then(|m| {
-            let slot = tables.mappings[m].client_index? as usize;
+            let slot = tables.mappings[m].client_index.get()? as usize;
             tables.slots.get(slot).filter(|s| s.connected).map(|_| slot)
         });
         let mapping = match (mapping, client) {
             (Some(m), Some(_)) => Some(m),
             (Some(m), None) if !tables.mappings[m].expired(now) => {
-                tables.mappings[m].last_access = now;
+                tables.mappings[m].last_access = compact::Nanos::new(now);
                 Some(m)
             }
             _ => None,
@@ -594,13 +595,13 @@ impl<S: ServerStorage> Server<S> {
         let hasher = self.hasher;
         let mut tables = self.storage.tables();
         let m = &mut tables.mappings[mapping];
-        m.expire_time = None;
-        m.client_index = Some(index as u32);
+        m.expire_time = compact::Nanos::NEVER;
+        m.client_index = compact::Link::to(index as u32);
         let timeout = u64::try_from(m.timeout_seconds)
             .ok()
             .filter(|s| *s > 0)
             .map(Duration::from_secs);
-        if let Some(entry) = m.token_entry {
+        if let Some(entry) = m.token_entry.get() {
             tables.consume_token(entry);
         }
         let slot = &mut tables.slots[index];
@@ -865,7 +866,7 @@ impl<S: ServerStorage> Server<S> {
         let sequence = slot.sequence;
         slot.sequence += 1;
         slot.last_send = now;
-        mapping.last_access = now;
+        mapping.last_access = compact::Nanos::new(now);
         let mut buffer = [0u8; MAX_ENCRYPTED_PACKET_BYTES];
         if let Ok(n) = write_packet(
             packet,

@@ -5,11 +5,11 @@
 use core::net::SocketAddr;
 use core::time::Duration;
 
+use super::compact::{Endpoint, Link, Nanos};
 use super::history::{TokenEntry, TokenState};
 use super::index::{self, Hasher};
 use super::mapping::Mapping;
 use super::storage::Tables;
-use crate::address::same_endpoint;
 use crate::constants::MAC_BYTES;
 use crate::crypto::Key;
 
@@ -53,7 +53,7 @@ impl Tables<'_> {
         free.mappings = None;
         for i in (0..self.mappings.len()).rev() {
             self.mappings[i] = Mapping {
-                next_free: free.mappings,
+                next_free: Link::from_option(free.mappings),
                 ..Mapping::EMPTY
             };
             free.mappings = Some(i as u32);
@@ -61,7 +61,7 @@ impl Tables<'_> {
         free.tokens = None;
         for i in (0..self.tokens.len()).rev() {
             self.tokens[i] = TokenEntry {
-                next_free: free.tokens,
+                next_free: Link::from_option(free.tokens),
                 ..TokenEntry::EMPTY
             };
             free.tokens = Some(i as u32);
@@ -124,16 +124,14 @@ impl Tables<'_> {
     ) -> Option<usize> {
         let mappings = &*self.mappings;
         index::find(self.address_index, hasher.address(address), |i| {
-            mappings[i]
-                .address
-                .is_some_and(|a| same_endpoint(&a, address))
+            mappings[i].address.matches(address)
         })
     }
 
     /// The connected slot whose client is at `address`.
     pub(crate) fn slot_by_address(&self, hasher: &Hasher, address: &SocketAddr) -> Option<usize> {
         let mapping = self.mapping_by_address(hasher, address)?;
-        let slot = self.mappings[mapping].client_index? as usize;
+        let slot = self.mappings[mapping].client_index.get()? as usize;
         self.slots.get(slot).filter(|s| s.connected).map(|_| slot)
     }
 
@@ -152,7 +150,7 @@ impl Tables<'_> {
     ) -> Option<usize> {
         let existing = self.mapping_by_address(hasher, &address).filter(|&i| {
             let m = &self.mappings[i];
-            !m.expired(now) || m.client_index.is_none()
+            !m.expired(now) || m.client_index == Link::NONE
         });
         let index = match existing {
             Some(i) => i,
@@ -162,18 +160,18 @@ impl Tables<'_> {
                 i
             }
         };
-        let expire_time = u64::try_from(timeout_seconds)
-            .ok()
-            .map(|s| crate::session::after(now, Duration::from_secs(s)));
+        let now = Nanos::new(now);
+        let expire_time =
+            u64::try_from(timeout_seconds).map_or(Nanos::NEVER, |s| now.after_seconds(s));
         let m = &mut self.mappings[index];
-        m.address = Some(address);
+        m.address = Endpoint::new(&address);
         m.send_key = send_key.clone();
         m.receive_key = receive_key.clone();
         m.timeout_seconds = timeout_seconds;
         m.expire_time = expire_time;
         m.last_access = now;
-        m.token_entry = Some(token_entry);
-        m.next_free = None;
+        m.token_entry = Link::to(token_entry);
+        m.next_free = Link::NONE;
         Some(index)
     }
 
@@ -188,27 +186,27 @@ impl Tables<'_> {
         if free.mappings.is_none() {
             for i in 0..self.mappings.len() {
                 let m = &self.mappings[i];
-                if m.address.is_some() && m.client_index.is_none() && m.expired(now) {
+                if m.address.is_some() && m.client_index == Link::NONE && m.expired(now) {
                     self.remove_mapping(free, hasher, i);
                 }
             }
         }
         let i = free.mappings? as usize;
-        free.mappings = self.mappings[i].next_free;
-        self.mappings[i].next_free = None;
+        free.mappings = self.mappings[i].next_free.get();
+        self.mappings[i].next_free = Link::NONE;
         Some(i)
     }
 
     /// Frees a mapping and drops it from the address index.
     pub(crate) fn remove_mapping(&mut self, free: &mut FreeLists, hasher: &Hasher, index: usize) {
-        if let Some(address) = self.mappings[index].address {
+        if let Some(address) = self.mappings[index].address.get() {
             let mappings = &*self.mappings;
             index::remove(self.address_index, hasher.address(&address), index, |i| {
-                mappings[i].address.map_or(0, |a| hasher.address(&a))
+                mappings[i].address.get().map_or(0, |a| hasher.address(&a))
             });
         }
         self.mappings[index] = Mapping {
-            next_free: free.mappings,
+            next_free: Link::from_option(free.mappings),
             ..Mapping::EMPTY
         };
         free.mappings = Some(index as u32);
@@ -235,8 +233,7 @@ impl Tables<'_> {
         });
         if let Some(i) = found {
             let entry = &tokens[i];
-            let own_retry = entry.state == TokenState::Pending
-                && entry.address.is_some_and(|a| same_endpoint(&a, &address));
+            let own_retry = entry.state == TokenState::Pending && entry.address.matches(&address);
             return if own_retry {
                 TokenLookup::Admitted(i as u32)
             } else {
@@ -255,13 +252,13 @@ impl Tables<'_> {
             return TokenLookup::Full;
         };
         let i = i as usize;
-        free.tokens = self.tokens[i].next_free;
+        free.tokens = self.tokens[i].next_free.get();
         self.tokens[i] = TokenEntry {
             state: TokenState::Pending,
             mac: *mac,
-            address: Some(address),
+            address: Endpoint::new(&address),
             expire_timestamp,
-            next_free: None,
+            next_free: Link::NONE,
         };
         index::insert(self.token_index, hasher.mac(mac), i);
         TokenLookup::Admitted(i as u32)
@@ -284,7 +281,7 @@ impl Tables<'_> {
             |i| hasher.mac(&tokens[i].mac),
         );
         self.tokens[index] = TokenEntry {
-            next_free: free.tokens,
+            next_free: Link::from_option(free.tokens),
             ..TokenEntry::EMPTY
         };
         free.tokens = Some(index as u32);
