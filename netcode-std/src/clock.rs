@@ -39,11 +39,35 @@ impl Clock {
     /// Records an update at the caller's time `seconds`; returns the core's
     /// time for it. Time never runs backwards for the core.
     pub(crate) fn update(&mut self, seconds: f64) -> Duration {
-        let caller = from_seconds(seconds);
-        let epoch = *self.epoch.get_or_insert(caller);
-        self.now = self.now.max(caller.saturating_sub(epoch));
+        self.epoch.get_or_insert(from_seconds(seconds));
+        self.now = self.core_time(seconds);
         self.updated_at = Some(Instant::now());
         self.now
+    }
+
+    /// The core's time at the caller's time `seconds`, without recording
+    /// it: never before the last update's (and, before the first update,
+    /// zero).
+    fn core_time(&self, seconds: f64) -> Duration {
+        self.epoch.map_or(self.now, |epoch| {
+            self.now.max(from_seconds(seconds).saturating_sub(epoch))
+        })
+    }
+
+    /// How long from the caller's time `seconds` until the core needs an
+    /// update again, for an event loop's poll timeout: zero while a socket
+    /// has a `backlog` of datagrams, the time left until `deadline` (zero
+    /// once due), or `None` when the core has no deadline.
+    pub(crate) fn poll_timeout(
+        &self,
+        deadline: Option<Duration>,
+        backlog: bool,
+        seconds: f64,
+    ) -> Option<Duration> {
+        if backlog {
+            return Some(Duration::ZERO);
+        }
+        deadline.map(|d| d.saturating_sub(self.core_time(seconds)))
     }
 
     /// How long from now until the core's clock reads `deadline`, assuming
@@ -73,6 +97,31 @@ mod tests {
         assert_eq!(clock.update(5000.0), Duration::ZERO);
         assert_eq!(clock.update(5001.5), Duration::from_millis(1500));
         assert_eq!(clock.update(4000.0), Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn poll_timeout_counts_on_the_callers_clock() {
+        let mut clock = Clock::new();
+        let deadline = Some(Duration::from_secs(1));
+        // Before the first update the core's clock reads zero.
+        assert_eq!(
+            clock.poll_timeout(deadline, false, 7000.0),
+            Some(Duration::from_secs(1))
+        );
+        clock.update(5000.0);
+        assert_eq!(
+            clock.poll_timeout(deadline, false, 5000.25),
+            Some(Duration::from_millis(750))
+        );
+        assert_eq!(
+            clock.poll_timeout(deadline, false, 5002.0),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            clock.poll_timeout(deadline, true, 5000.0),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(clock.poll_timeout(None, false, 5000.0), None);
     }
 
     #[test]

@@ -73,6 +73,15 @@ pub enum CreateError {
     },
     /// The server's tables could not be set up (C: `ALLOCATE_SERVER_FAILED`).
     AllocateServer,
+    /// A transport built on [`transport`](crate::transport) could not take
+    /// the new socket over: for `netcode-mio`, registering it with the
+    /// caller's `mio::Registry` failed.
+    Register {
+        /// The socket's family.
+        family: Family,
+        /// What the operating system (or the transport) said.
+        source: io::Error,
+    },
 }
 
 impl core::fmt::Display for CreateError {
@@ -90,6 +99,9 @@ impl core::fmt::Display for CreateError {
             Self::AddrInUse { address } => write!(f, "address {address} is already in use"),
             Self::Bind { address, source } => write!(f, "could not bind {address}: {source}"),
             Self::AllocateServer => f.write_str("could not set up the server's tables"),
+            Self::Register { family, source } => {
+                write!(f, "could not register the {family} socket: {source}")
+            }
         }
     }
 }
@@ -98,7 +110,9 @@ impl std::error::Error for CreateError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::ParseAddress(e) | Self::ParseAddress2(e) => Some(e),
-            Self::CreateSocket { source, .. } | Self::Bind { source, .. } => Some(source),
+            Self::CreateSocket { source, .. }
+            | Self::Bind { source, .. }
+            | Self::Register { source, .. } => Some(source),
             Self::SameFamily(_) | Self::AddrInUse { .. } | Self::AllocateServer => None,
         }
     }

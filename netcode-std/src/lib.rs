@@ -48,6 +48,9 @@
 //! * [`transfer_loopback`]: a listen server's own, in-process client.
 //! * [`os_random`], [`random_key`], [`unix_time`]: the OS services the core
 //!   takes as arguments.
+//! * [`transport`]: the socket seam through which other transports
+//!   (`netcode-mio`) reuse this crate's server and client on their own
+//!   sockets.
 #![forbid(unsafe_code)]
 #![cfg_attr(
     not(test),
@@ -67,6 +70,7 @@ mod socket;
 mod stats;
 mod time;
 mod token;
+pub mod transport;
 
 pub use address::{AddressParseError, ToAddress, parse_address};
 pub use client::{Client, ClientConfig};

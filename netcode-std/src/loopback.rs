@@ -29,6 +29,7 @@
 use crate::client::Client;
 use crate::packet::ReceivedPacket;
 use crate::server::Server;
+use crate::transport::Socket;
 
 /// A payload a server sent to the loopback client of one slot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +45,10 @@ pub struct LoopbackPacket {
 /// and what the server sent to that slot goes to the client. Payloads the
 /// server holds for other slots stay where they are. Returns how many
 /// payloads were delivered.
-pub fn transfer_loopback(server: &mut Server, client: &mut Client) -> usize {
+pub fn transfer_loopback<S: Socket, C: Socket>(
+    server: &mut Server<S>,
+    client: &mut Client<C>,
+) -> usize {
     let mut delivered = 0;
     if !client.loopback() {
         return delivered;

@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
+use crate::address::ToAddress;
 use crate::error::{CreateError, Family};
+use crate::stats::TransportStats;
+use crate::transport::Socket as DatagramSocket;
 
 /// The reference's socket send and receive buffer size: 4 MiB each.
 pub const DEFAULT_SOCKET_BUFFER_BYTES: usize = 4 * 1024 * 1024;
@@ -116,6 +119,25 @@ fn tag(_socket: &Socket, _family: Family) -> io::Result<()> {
     Ok(())
 }
 
+/// Parses a constructor's address and optional second address, each
+/// failure with its own error.
+pub(crate) fn parse_addresses<A: ToAddress, B: ToAddress>(
+    address: A,
+    address2: Option<B>,
+) -> Result<(SocketAddr, Option<SocketAddr>), CreateError> {
+    let first = address.to_address().map_err(CreateError::ParseAddress)?;
+    let second = address2
+        .map(|a| a.to_address().map_err(CreateError::ParseAddress2))
+        .transpose()?;
+    Ok((first, second))
+}
+
+/// The `adopt` function of the `std` constructors (see
+/// [`transport`](crate::transport)): the socket as it is.
+pub(crate) fn keep_std(_: Family, socket: UdpSocket) -> io::Result<UdpSocket> {
+    Ok(socket)
+}
+
 /// One outcome of a non-blocking receive.
 pub(crate) enum Received {
     /// A datagram of this many bytes from this sender.
@@ -130,7 +152,7 @@ pub(crate) enum Received {
 }
 
 /// Reads one datagram without blocking. Never panics.
-pub(crate) fn receive(socket: &UdpSocket, buffer: &mut [u8]) -> Received {
+pub(crate) fn receive<S: DatagramSocket>(socket: &S, buffer: &mut [u8]) -> Received {
     match socket.recv_from(buffer) {
         Ok((n, from)) => Received::Datagram(n, from),
         Err(e) => match e.kind() {
@@ -143,18 +165,65 @@ pub(crate) fn receive(socket: &UdpSocket, buffer: &mut [u8]) -> Received {
     }
 }
 
-/// A bound socket and the address it is bound to.
+/// The part of a client's or server's output that [`drain`] needs: its
+/// sockets and its counters.
+pub(crate) trait SocketIo<S> {
+    /// The sockets and the counters, borrowed together.
+    fn parts(&mut self) -> (&mut Sockets<S>, &mut TransportStats);
+}
+
+/// Reads the socket of `family` into `buffer` until it would block, an
+/// error other than ICMP noise stops it, or `limit` datagrams have been
+/// read, handing each datagram to `handle` along with `io`. Counts what it
+/// reads and skips, and notes a backlog on the socket when the limit
+/// stopped it, so that [`Sockets::backlog`] says work is due at once.
+pub(crate) fn drain<S: DatagramSocket, Io: SocketIo<S>>(
+    io: &mut Io,
+    family: Family,
+    buffer: &mut [u8],
+    limit: usize,
+    mut handle: impl FnMut(&mut Io, &mut [u8], SocketAddr),
+) {
+    let mut left = limit;
+    let backlog = loop {
+        let (sockets, stats) = io.parts();
+        let Some(socket) = sockets.get(family) else {
+            return;
+        };
+        if left == 0 {
+            break true;
+        }
+        left -= 1;
+        match receive(socket, buffer) {
+            Received::Datagram(n, from) => {
+                stats.datagrams_received += 1;
+                handle(io, &mut buffer[..n], from);
+            }
+            Received::Empty => break false,
+            Received::Skip => stats.receive_errors += 1,
+            Received::Stop => {
+                stats.receive_errors += 1;
+                break false;
+            }
+        }
+    };
+    io.parts().0.set_backlog(family, backlog);
+}
+
+/// A bound socket, the address it is bound to, and whether its last drain
+/// stopped at the per-call limit with datagrams still waiting.
 #[derive(Debug)]
-pub(crate) struct Bound {
-    pub(crate) socket: UdpSocket,
+pub(crate) struct Bound<S> {
+    pub(crate) socket: S,
     pub(crate) local: SocketAddr,
+    backlog: bool,
 }
 
 /// A client's or server's sockets: at most one per family.
 #[derive(Debug)]
-pub(crate) struct Sockets {
-    v4: Option<Bound>,
-    v6: Option<Bound>,
+pub(crate) struct Sockets<S> {
+    v4: Option<Bound<S>>,
+    v6: Option<Bound<S>>,
     /// The family of the first address, whose socket `port` reports.
     primary: Family,
 }
@@ -167,13 +236,15 @@ pub(crate) enum SendFailure {
     Os,
 }
 
-impl Sockets {
+impl<S: DatagramSocket> Sockets<S> {
     /// Binds one socket to `first` and, for dual stack, one to `second`,
-    /// which must be of the other family.
+    /// which must be of the other family, and hands each to `adopt` (see
+    /// [`transport`](crate::transport)).
     pub(crate) fn bind(
         first: SocketAddr,
         second: Option<SocketAddr>,
         options: &SocketOptions,
+        mut adopt: impl FnMut(Family, UdpSocket) -> io::Result<S>,
     ) -> Result<Self, CreateError> {
         if let Some(second) = second
             && Family::of(&second) == Family::of(&first)
@@ -191,7 +262,13 @@ impl Sockets {
             let local = socket
                 .local_addr()
                 .map_err(|source| CreateError::CreateSocket { family, source })?;
-            let bound = Some(Bound { socket, local });
+            let socket =
+                adopt(family, socket).map_err(|source| CreateError::Register { family, source })?;
+            let bound = Some(Bound {
+                socket,
+                local,
+                backlog: false,
+            });
             match family {
                 Family::V4 => sockets.v4 = bound,
                 Family::V6 => sockets.v6 = bound,
@@ -201,15 +278,36 @@ impl Sockets {
     }
 
     /// The socket of `family`, if there is one.
-    pub(crate) fn get(&self, family: Family) -> Option<&UdpSocket> {
+    pub(crate) fn get(&self, family: Family) -> Option<&S> {
         self.bound(family).map(|b| &b.socket)
     }
 
-    fn bound(&self, family: Family) -> Option<&Bound> {
+    fn bound(&self, family: Family) -> Option<&Bound<S>> {
         match family {
             Family::V4 => self.v4.as_ref(),
             Family::V6 => self.v6.as_ref(),
         }
+    }
+
+    fn bound_mut(&mut self, family: Family) -> Option<&mut Bound<S>> {
+        match family {
+            Family::V4 => self.v4.as_mut(),
+            Family::V6 => self.v6.as_mut(),
+        }
+    }
+
+    /// Records whether the last drain of `family`'s socket stopped at the
+    /// per-call limit, so that datagrams may still be waiting.
+    pub(crate) fn set_backlog(&mut self, family: Family, backlog: bool) {
+        if let Some(bound) = self.bound_mut(family) {
+            bound.backlog = backlog;
+        }
+    }
+
+    /// Whether a socket was left with datagrams waiting (see
+    /// [`set_backlog`](Self::set_backlog)): then there is work to do now.
+    pub(crate) fn backlog(&self) -> bool {
+        self.v4.iter().chain(self.v6.iter()).any(|b| b.backlog)
     }
 
     /// The bound address of the socket of `family`.
@@ -227,8 +325,16 @@ impl Sockets {
     }
 
     /// Every socket, IPv4 first.
-    pub(crate) fn all(&self) -> impl Iterator<Item = &UdpSocket> {
+    pub(crate) fn all(&self) -> impl Iterator<Item = &S> {
         self.v4.iter().chain(self.v6.iter()).map(|b| &b.socket)
+    }
+
+    /// Every socket, mutably, IPv4 first.
+    pub(crate) fn all_mut(&mut self) -> impl Iterator<Item = &mut S> {
+        self.v4
+            .iter_mut()
+            .chain(self.v6.iter_mut())
+            .map(|b| &mut b.socket)
     }
 
     /// Sends through the socket of the destination's family. Errors are

@@ -9,12 +9,13 @@ use netcode_proto::io::Output;
 
 use crate::events::EventQueue;
 use crate::packet::{PACKET_QUEUE_SIZE, PacketPool, PacketQueue, ReceivedPacket};
-use crate::socket::{SendFailure, Sockets};
+use crate::socket::{SendFailure, SocketIo, Sockets};
 use crate::stats::TransportStats;
+use crate::transport::Socket;
 
 #[derive(Debug)]
-pub(crate) struct ClientIo {
-    pub(crate) sockets: Sockets,
+pub(crate) struct ClientIo<S> {
+    pub(crate) sockets: Sockets<S>,
     pub(crate) events: EventQueue<ClientEvent>,
     pub(crate) queue: PacketQueue,
     pub(crate) pool: PacketPool,
@@ -22,8 +23,8 @@ pub(crate) struct ClientIo {
     pub(crate) stats: TransportStats,
 }
 
-impl ClientIo {
-    pub(crate) fn new(sockets: Sockets) -> Self {
+impl<S> ClientIo<S> {
+    pub(crate) fn new(sockets: Sockets<S>) -> Self {
         Self {
             sockets,
             events: EventQueue::new(),
@@ -52,7 +53,13 @@ impl ClientIo {
     }
 }
 
-impl Output<ClientEvent> for ClientIo {
+impl<S> SocketIo<S> for ClientIo<S> {
+    fn parts(&mut self) -> (&mut Sockets<S>, &mut TransportStats) {
+        (&mut self.sockets, &mut self.stats)
+    }
+}
+
+impl<S: Socket> Output<ClientEvent> for ClientIo<S> {
     fn send(&mut self, to: SocketAddr, datagram: &[u8]) {
         match self.sockets.send(to, datagram) {
             Ok(()) => self.stats.datagrams_sent += 1,

@@ -10,7 +10,7 @@ mod io;
 
 pub use config::ClientConfig;
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use netcode_proto::client::{Client as Core, ClientEvent, ClientState, LoopbackError};
@@ -23,8 +23,9 @@ use crate::address::ToAddress;
 use crate::clock::Clock;
 use crate::error::{CreateError, Family};
 use crate::packet::ReceivedPacket;
-use crate::socket::{self, Received, SocketOptions, Sockets};
+use crate::socket::{self, SocketOptions, Sockets};
 use crate::stats::TransportStats;
+use crate::transport::Socket;
 use io::ClientIo;
 
 /// Datagrams read in one update at most; the rest wait for the next one.
@@ -67,15 +68,19 @@ const MAX_RECEIVE_PER_UPDATE: usize = 1024;
 /// }
 /// # Ok(()) }
 /// ```
+///
+/// The type parameter is the socket type: [`std::net::UdpSocket`] unless a
+/// transport such as `netcode-mio` builds the client with
+/// [`bind_with`](Self::bind_with) (see [`transport`](crate::transport)).
 #[derive(Debug)]
-pub struct Client {
+pub struct Client<S: Socket = UdpSocket> {
     core: Core,
-    io: ClientIo,
+    io: ClientIo<S>,
     clock: Clock,
     buffer: Box<[u8; MAX_PACKET_BYTES]>,
 }
 
-impl Client {
+impl Client<UdpSocket> {
     /// A disconnected client with one socket bound to `address`, for
     /// example `"0.0.0.0"` (any interface, ephemeral port) or
     /// `"127.0.0.1:50000"`. It can reach servers of that address's family
@@ -96,8 +101,7 @@ impl Client {
 
     /// [`new`](Self::new) with socket options.
     pub fn with_config(address: impl ToAddress, config: ClientConfig) -> Result<Self, CreateError> {
-        let first = address.to_address().map_err(CreateError::ParseAddress)?;
-        Self::create(first, None, config)
+        Self::bind_with(address, None::<SocketAddr>, config, socket::keep_std)
     }
 
     /// [`new_dual`](Self::new_dual) with socket options.
@@ -106,21 +110,43 @@ impl Client {
         address2: impl ToAddress,
         config: ClientConfig,
     ) -> Result<Self, CreateError> {
-        let first = address.to_address().map_err(CreateError::ParseAddress)?;
-        let second = address2.to_address().map_err(CreateError::ParseAddress2)?;
-        Self::create(first, Some(second), config)
+        Self::bind_with(address, Some(address2), config, socket::keep_std)
     }
 
-    fn create(
-        first: SocketAddr,
-        second: Option<SocketAddr>,
+    /// Blocks until a datagram from the server's family arrives or the
+    /// client next has something to send or check (per the core's
+    /// `next_deadline`), at most `max`. Returns whether a datagram is ready;
+    /// call [`update`](Self::update) either way. While idle it just sleeps
+    /// `max`.
+    pub fn wait(&self, max: Duration) -> bool {
+        let timeout = self
+            .core
+            .next_deadline()
+            .map_or(max, |d| self.clock.until(d).min(max));
+        let socket = self.server_family().and_then(|f| self.io.sockets.get(f));
+        socket::wait(socket, timeout)
+    }
+}
+
+impl<S: Socket> Client<S> {
+    /// A disconnected client with a socket bound to `address` (and, for
+    /// two families, one bound to `address2`, of the other family),
+    /// created and bound as [`Client::with_config`] and
+    /// [`Client::dual_with_config`] do and then handed to `adopt` to become
+    /// the transport's sockets (see [`transport`](crate::transport)). An
+    /// error from `adopt` is [`CreateError::Register`].
+    pub fn bind_with<A: ToAddress, B: ToAddress>(
+        address: A,
+        address2: Option<B>,
         config: ClientConfig,
+        adopt: impl FnMut(Family, UdpSocket) -> std::io::Result<S>,
     ) -> Result<Self, CreateError> {
+        let (first, second) = socket::parse_addresses(address, address2)?;
         let options = SocketOptions {
             buffer_bytes: config.socket_buffer_bytes,
             packet_tagging: config.packet_tagging,
         };
-        let sockets = Sockets::bind(first, second, &options)?;
+        let sockets = Sockets::bind(first, second, &options, adopt)?;
         Ok(Self {
             core: Core::new(),
             io: ClientIo::new(sockets),
@@ -147,35 +173,71 @@ impl Client {
     /// datagram waiting on the socket of the server's family, then sends
     /// what is due and applies token expiry and timeouts.
     pub fn update(&mut self, time: f64) {
+        self.drain_socket(time);
+        self.core.update(self.clock.now, &mut self.io);
+    }
+
+    /// Reads and handles the datagrams waiting on the socket of the
+    /// server's family at the caller's `time` (in seconds, as for
+    /// [`update`](Self::update)), without sending or applying timeouts:
+    /// what an event loop calls when that socket becomes readable. Reads
+    /// until the socket would block, or 1024 datagrams; in the second case
+    /// [`poll_timeout`](Self::poll_timeout) is zero until the rest is read.
+    /// Does nothing but keep the time while the client has no server (or
+    /// is a loopback client); the other family's socket is never read, as
+    /// in the reference.
+    pub fn drain_socket(&mut self, time: f64) {
         let now = self.clock.update(time);
-        if !self.core.is_loopback()
-            && let Some(server) = self.core.server_address()
-        {
-            self.receive(now, Family::of(&server));
+        if let Some(family) = self.server_family() {
+            self.receive(now, family);
         }
-        self.core.update(now, &mut self.io);
     }
 
     fn receive(&mut self, now: Duration, family: Family) {
-        for _ in 0..MAX_RECEIVE_PER_UPDATE {
-            let Some(socket) = self.io.sockets.get(family) else {
-                return;
-            };
-            match socket::receive(socket, &mut self.buffer[..]) {
-                Received::Datagram(n, from) => {
-                    self.io.stats.datagrams_received += 1;
-                    let datagram = &mut self.buffer[..n];
-                    if let Some(payload) = self.core.handle(now, from, datagram, &mut self.io) {
-                        self.io.enqueue(payload.data, payload.sequence);
-                    }
+        let core = &mut self.core;
+        let buffer = &mut self.buffer[..];
+        socket::drain(
+            &mut self.io,
+            family,
+            buffer,
+            MAX_RECEIVE_PER_UPDATE,
+            |io, datagram, from| {
+                if let Some(payload) = core.handle(now, from, datagram, io) {
+                    io.enqueue(payload.data, payload.sequence);
                 }
-                Received::Empty => return,
-                Received::Skip => self.io.stats.receive_errors += 1,
-                Received::Stop => {
-                    self.io.stats.receive_errors += 1;
-                    return;
-                }
-            }
+            },
+        );
+    }
+
+    /// How long an event loop may sleep, from the caller's `time` (in
+    /// seconds, as for [`update`](Self::update)), before the client next
+    /// needs an update: until its next packet to send, token expiry or
+    /// timeout, zero when one is due or its socket still has datagrams
+    /// waiting from a drain that stopped at its limit, and `None` while
+    /// it is idle (disconnected, or a loopback client).
+    pub fn poll_timeout(&self, time: f64) -> Option<Duration> {
+        self.clock
+            .poll_timeout(self.core.next_deadline(), self.io.sockets.backlog(), time)
+    }
+
+    /// The socket of `family`, if the client has one.
+    pub fn socket(&self, family: Family) -> Option<&S> {
+        self.io.sockets.get(family)
+    }
+
+    /// Every socket, mutably, for what only their transport does
+    /// (deregistering them from an event loop, for example). Reading from
+    /// them directly steals the client's datagrams.
+    pub fn sockets_mut(&mut self) -> impl Iterator<Item = &mut S> {
+        self.io.sockets.all_mut()
+    }
+
+    /// The family of the socket the client reads: its server's, unless it
+    /// has no server or is a loopback client.
+    fn server_family(&self) -> Option<Family> {
+        match self.core.server_address() {
+            Some(server) if !self.core.is_loopback() => Some(Family::of(&server)),
+            _ => None,
         }
     }
 
@@ -191,23 +253,6 @@ impl Client {
         {
             self.io.enqueue(payload.data, payload.sequence);
         }
-    }
-
-    /// Blocks until a datagram from the server's family arrives or the
-    /// client next has something to send or check (per the core's
-    /// `next_deadline`), at most `max`. Returns whether a datagram is ready;
-    /// call [`update`](Self::update) either way. While idle it just sleeps
-    /// `max`.
-    pub fn wait(&self, max: Duration) -> bool {
-        let timeout = self
-            .core
-            .next_deadline()
-            .map_or(max, |d| self.clock.until(d).min(max));
-        let socket = match self.core.server_address() {
-            Some(server) if !self.core.is_loopback() => self.io.sockets.get(Family::of(&server)),
-            _ => None,
-        };
-        socket::wait(socket, timeout)
     }
 
     /// The current state.
@@ -335,7 +380,7 @@ impl Client {
     }
 }
 
-impl Drop for Client {
+impl<S: Socket> Drop for Client<S> {
     /// Disconnects, so the server hears of it at once, as the C library's
     /// `destroy` does.
     fn drop(&mut self) {

@@ -10,8 +10,9 @@ use netcode_proto::server::ServerEvent;
 use crate::events::EventQueue;
 use crate::loopback::LoopbackPacket;
 use crate::packet::{PACKET_QUEUE_SIZE, PacketPool, PacketQueue};
-use crate::socket::{SendFailure, Sockets};
+use crate::socket::{SendFailure, SocketIo, Sockets};
 use crate::stats::TransportStats;
+use crate::transport::Socket;
 
 /// Loopback payloads a server holds for its in-process clients before the
 /// application moves them (16 queues' worth).
@@ -21,8 +22,8 @@ pub const SERVER_LOOPBACK_QUEUE_SIZE: usize = 16 * PACKET_QUEUE_SIZE;
 const SERVER_POOL_LIMIT: usize = 4096;
 
 #[derive(Debug)]
-pub(crate) struct ServerIo {
-    pub(crate) sockets: Sockets,
+pub(crate) struct ServerIo<S> {
+    pub(crate) sockets: Sockets<S>,
     pub(crate) events: EventQueue<ServerEvent>,
     pub(crate) queues: Vec<PacketQueue>,
     pub(crate) pool: PacketPool,
@@ -30,8 +31,8 @@ pub(crate) struct ServerIo {
     pub(crate) stats: TransportStats,
 }
 
-impl ServerIo {
-    pub(crate) fn new(sockets: Sockets) -> Self {
+impl<S> ServerIo<S> {
+    pub(crate) fn new(sockets: Sockets<S>) -> Self {
         Self {
             sockets,
             events: EventQueue::new(),
@@ -80,7 +81,13 @@ impl ServerIo {
     }
 }
 
-impl Output<ServerEvent> for ServerIo {
+impl<S> SocketIo<S> for ServerIo<S> {
+    fn parts(&mut self) -> (&mut Sockets<S>, &mut TransportStats) {
+        (&mut self.sockets, &mut self.stats)
+    }
+}
+
+impl<S: Socket> Output<ServerEvent> for ServerIo<S> {
     fn send(&mut self, to: SocketAddr, datagram: &[u8]) {
         match self.sockets.send(to, datagram) {
             Ok(()) => self.stats.datagrams_sent += 1,

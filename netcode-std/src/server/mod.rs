@@ -12,7 +12,7 @@ mod io;
 pub use config::ServerConfig;
 pub use io::SERVER_LOOPBACK_QUEUE_SIZE;
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use netcode_proto::constants::{MAX_PACKET_BYTES, USER_DATA_BYTES};
@@ -29,9 +29,10 @@ use crate::error::{CreateError, Family};
 use crate::loopback::LoopbackPacket;
 use crate::packet::{PacketQueue, ReceivedPacket};
 use crate::random::{OsRandom, os_random};
-use crate::socket::{self, Received, SocketOptions, Sockets};
+use crate::socket::{self, SocketOptions, Sockets};
 use crate::stats::{TransportStats, accumulate};
 use crate::time::unix_time;
+use crate::transport::Socket;
 use io::ServerIo;
 
 /// The most slots [`Server::start`] opens. The C library stops at 256; the
@@ -83,11 +84,15 @@ const MAX_RECEIVE_PER_UPDATE: usize = 16 * 1024;
 /// }
 /// # }
 /// ```
+///
+/// The type parameter is the socket type: [`std::net::UdpSocket`] unless a
+/// transport such as `netcode-mio` builds the server with
+/// [`bind_with`](Self::bind_with) (see [`transport`](crate::transport)).
 #[derive(Debug)]
-pub struct Server {
+pub struct Server<S: Socket = UdpSocket> {
     core: Core<HeapStorage>,
     core_config: CoreConfig,
-    io: ServerIo,
+    io: ServerIo<S>,
     clock: Clock,
     buffer: Box<[u8; MAX_PACKET_BYTES]>,
     /// Counters of cores replaced when `start` needed more slots.
@@ -95,7 +100,7 @@ pub struct Server {
     rng: OsRandom,
 }
 
-impl Server {
+impl Server<UdpSocket> {
     /// A stopped server on one public address, for example
     /// `"127.0.0.1:40000"` or `"[::1]:40000"`.
     ///
@@ -105,8 +110,7 @@ impl Server {
     /// port, which then becomes the public address's port (see
     /// [`public_address`](Self::public_address)).
     pub fn new(address: impl ToAddress, config: ServerConfig) -> Result<Self, CreateError> {
-        let first = address.to_address().map_err(CreateError::ParseAddress)?;
-        Self::create(first, None, config)
+        Self::bind_with(address, None::<SocketAddr>, config, socket::keep_std)
     }
 
     /// A stopped dual-stack server: one IPv4 and one IPv6 public address
@@ -118,21 +122,47 @@ impl Server {
         address2: impl ToAddress,
         config: ServerConfig,
     ) -> Result<Self, CreateError> {
-        let first = address.to_address().map_err(CreateError::ParseAddress)?;
-        let second = address2.to_address().map_err(CreateError::ParseAddress2)?;
-        Self::create(first, Some(second), config)
+        Self::bind_with(address, Some(address2), config, socket::keep_std)
     }
 
-    fn create(
-        first: SocketAddr,
-        second: Option<SocketAddr>,
+    /// Blocks until a datagram arrives or the server next has something to
+    /// do (a keep-alive or a timeout, per the core's `next_deadline`), at
+    /// most `max`. Returns whether a datagram (or a socket error) is ready;
+    /// call [`update`](Self::update) either way.
+    ///
+    /// The deadline is measured from the last update, assuming the
+    /// caller's clock keeps pace with real time; the wait ends within about
+    /// a millisecond of it. A single socket is blocked on; a dual-stack
+    /// server checks its two sockets every millisecond instead, since `std`
+    /// has no portable way to block on two sockets at once.
+    pub fn wait(&self, max: Duration) -> bool {
+        let timeout = self
+            .core
+            .next_deadline()
+            .map_or(max, |d| self.clock.until(d).min(max));
+        socket::wait(self.io.sockets.all(), timeout)
+    }
+}
+
+impl<S: Socket> Server<S> {
+    /// A stopped server on the public address `address` (and, for dual
+    /// stack, `address2`, of the other family), with its sockets created
+    /// and bound as [`Server::new`] and [`Server::new_dual`] do and then
+    /// handed to `adopt` to become the transport's sockets (see
+    /// [`transport`](crate::transport)). An error from `adopt` is
+    /// [`CreateError::Register`].
+    pub fn bind_with<A: ToAddress, B: ToAddress>(
+        address: A,
+        address2: Option<B>,
         config: ServerConfig,
+        adopt: impl FnMut(Family, UdpSocket) -> std::io::Result<S>,
     ) -> Result<Self, CreateError> {
+        let (first, second) = socket::parse_addresses(address, address2)?;
         let options = SocketOptions {
             buffer_bytes: config.socket_buffer_bytes,
             packet_tagging: config.packet_tagging,
         };
-        let sockets = Sockets::bind(unspecified(first), second.map(unspecified), &options)?;
+        let sockets = Sockets::bind(unspecified(first), second.map(unspecified), &options, adopt)?;
         let bound_port = |a: SocketAddr| {
             let port = sockets.local_addr(Family::of(&a)).map_or(0, |l| l.port());
             SocketAddr::new(a.ip(), port)
@@ -209,35 +239,60 @@ impl Server {
     /// system's unix time, which the server reads itself.
     pub fn update(&mut self, time: f64) {
         let now = self.clock.update(time);
-        self.receive(now);
+        self.receive(now, Family::V4);
+        self.receive(now, Family::V6);
         self.core.update(now, unix_time(), &mut self.io);
     }
 
-    fn receive(&mut self, now: Duration) {
-        for family in [Family::V4, Family::V6] {
-            for _ in 0..MAX_RECEIVE_PER_UPDATE {
-                let Some(socket) = self.io.sockets.get(family) else {
-                    break;
-                };
-                match socket::receive(socket, &mut self.buffer[..]) {
-                    Received::Datagram(n, from) => {
-                        self.io.stats.datagrams_received += 1;
-                        let datagram = &mut self.buffer[..n];
-                        if let Some((index, payload)) =
-                            self.core.handle(now, from, datagram, &mut self.io)
-                        {
-                            self.io.enqueue(index, payload.data, payload.sequence);
-                        }
-                    }
-                    Received::Empty => break,
-                    Received::Skip => self.io.stats.receive_errors += 1,
-                    Received::Stop => {
-                        self.io.stats.receive_errors += 1;
-                        break;
-                    }
+    /// Reads and handles the datagrams waiting on the socket of `family`
+    /// at the caller's `time` (in seconds, as for [`update`](Self::update)),
+    /// without sending keep-alives or applying timeouts: what an event loop
+    /// calls when that socket becomes readable. Reads until the socket
+    /// would block, or 16384 datagrams; in the second case
+    /// [`poll_timeout`](Self::poll_timeout) is zero until the rest is read.
+    pub fn drain_socket(&mut self, time: f64, family: Family) {
+        let now = self.clock.update(time);
+        self.receive(now, family);
+    }
+
+    fn receive(&mut self, now: Duration, family: Family) {
+        let core = &mut self.core;
+        let buffer = &mut self.buffer[..];
+        socket::drain(
+            &mut self.io,
+            family,
+            buffer,
+            MAX_RECEIVE_PER_UPDATE,
+            |io, datagram, from| {
+                if let Some((index, payload)) = core.handle(now, from, datagram, io) {
+                    io.enqueue(index, payload.data, payload.sequence);
                 }
-            }
-        }
+            },
+        );
+    }
+
+    /// How long an event loop may sleep, from the caller's `time` (in
+    /// seconds, as for [`update`](Self::update)), before the server next
+    /// needs an update: until the core's next keep-alive or timeout, zero
+    /// when one is due or a socket still has datagrams waiting from a
+    /// drain that stopped at its limit, and `None` when there is nothing
+    /// to do until a datagram arrives. Pass it (with the loop's other
+    /// timeouts) to the event loop's wait, then call `update`.
+    pub fn poll_timeout(&self, time: f64) -> Option<Duration> {
+        self.clock
+            .poll_timeout(self.core.next_deadline(), self.io.sockets.backlog(), time)
+    }
+
+    /// The socket of `family`, if the server has one.
+    pub fn socket(&self, family: Family) -> Option<&S> {
+        self.io.sockets.get(family)
+    }
+
+    /// Every socket, mutably, for what only their transport does
+    /// (deregistering them from an event loop, for example). Reading from
+    /// them directly steals the server's datagrams.
+    pub fn sockets_mut(&mut self) -> impl Iterator<Item = &mut S> {
+        self.io.sockets.all_mut()
     }
 
     /// Handles one datagram that arrived some other way than this server's
@@ -253,24 +308,6 @@ impl Server {
         {
             self.io.enqueue(index, payload.data, payload.sequence);
         }
-    }
-
-    /// Blocks until a datagram arrives or the server next has something to
-    /// do (a keep-alive or a timeout, per the core's `next_deadline`), at
-    /// most `max`. Returns whether a datagram (or a socket error) is ready;
-    /// call [`update`](Self::update) either way.
-    ///
-    /// The deadline is measured from the last update, assuming the
-    /// caller's clock keeps pace with real time; the wait ends within about
-    /// a millisecond of it. A single socket is blocked on; a dual-stack
-    /// server checks its two sockets every millisecond instead, since `std`
-    /// has no portable way to block on two sockets at once.
-    pub fn wait(&self, max: Duration) -> bool {
-        let timeout = self
-            .core
-            .next_deadline()
-            .map_or(max, |d| self.clock.until(d).min(max));
-        socket::wait(self.io.sockets.all(), timeout)
     }
 
     /// Sends a payload of 1 to 1200 bytes to the client in slot
@@ -456,7 +493,7 @@ impl Server {
     }
 }
 
-impl Drop for Server {
+impl<S: Socket> Drop for Server<S> {
     /// Stops the server, so connected clients get disconnect packets, as
     /// the C library's `destroy` does.
     fn drop(&mut self) {
