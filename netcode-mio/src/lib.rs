@@ -1,14 +1,92 @@
 //! # netcode-mio
 //!
-//! netcode 1.02 for [mio] event loops.
+//! netcode 1.02 for [mio] event loops: a [`Server`] and a [`Client`] whose
+//! UDP sockets register with the caller's [`mio::Registry`] under the
+//! caller's [`mio::Token`]s. They have no thread and never block; the
+//! caller's [`mio::Poll`] does all the waiting:
 //!
-//! **Status:** the mio-registered `Server` and `Client` are not written yet;
-//! this crate only re-exports the protocol core ([`proto`]) and the
-//! standard-library helpers ([`std_support`]) it will build on, so that
-//! depending on it today gives nothing that pretends to work.
+//! 1. sleep in `poll.poll(&mut events, timeout)`, with `timeout` the
+//!    minimum of the servers' and clients' [`Server::poll_timeout`] (and
+//!    whatever else the loop waits for): the time until the protocol next
+//!    has a keep-alive to send or a timeout to apply, or `None` when only a
+//!    datagram can make work;
+//! 2. hand each readable event to [`Server::handle_readable`] /
+//!    [`Client::handle_readable`], which read the socket of that token
+//!    until it would block, handling every datagram at once;
+//! 3. call `update` to send what is due, then drain `poll_event`,
+//!    `receive_packet` and send as the C library's API does.
+//!
+//! Time is the caller's clock in seconds as `f64` (any monotonic epoch;
+//! only differences matter), as in `netcode-std`.
+//!
+//! This crate is thin: the protocol lives in [`netcode_proto`] (re-exported
+//! as [`proto`]), and the server and client around it, with their socket
+//! setup (buffer sizes, `IPV6_V6ONLY`, packet tagging), payload queues,
+//! buffer pool, event queue, clock and counters, are `netcode-std`'s,
+//! running on mio sockets through [`netcode_std::transport`]. What is here
+//! is the registration, the tokens and the readable events.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Instant;
+//! use mio::{Events, Poll, Token};
+//! use netcode_mio::{Client, ClientConfig, ClientState, Server, ServerConfig, proto::Key};
+//! use netcode_mio::ConnectTokenBuilder;
+//!
+//! const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
+//! let key = Key::from_bytes([0x42; 32]);
+//! let mut poll = Poll::new()?;
+//! let mut events = Events::with_capacity(256);
+//!
+//! let mut server = Server::new("127.0.0.1:40000", ServerConfig::new(PROTOCOL_ID, key.clone()),
+//!                              poll.registry(), Token(0))?;
+//! server.start(16)?;
+//! let token = ConnectTokenBuilder::new(PROTOCOL_ID, &key, 1)
+//!     .server_addresses(["127.0.0.1:40000"])
+//!     .generate()?;
+//! let mut client = Client::new("0.0.0.0", ClientConfig::default(), poll.registry(), Token(1))?;
+//! client.connect(&token)?;
+//!
+//! let epoch = Instant::now();
+//! while client.state() != ClientState::Connected {
+//!     let now = epoch.elapsed().as_secs_f64();
+//!     let timeout = [server.poll_timeout(now), client.poll_timeout(now)]
+//!         .into_iter()
+//!         .flatten()
+//!         .min();
+//!     poll.poll(&mut events, timeout)?;
+//!     let now = epoch.elapsed().as_secs_f64();
+//!     for event in events.iter() {
+//!         let _ = server.handle_readable(event.token(), now)
+//!             || client.handle_readable(event.token(), now);
+//!     }
+//!     server.update(now);
+//!     client.update(now);
+//! }
+//! client.send_packet(b"hello")?;
+//! # Ok(()) }
+//! ```
 //!
 //! [mio]: https://docs.rs/mio
 #![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
+mod client;
+mod server;
+mod socket;
+
+pub use client::Client;
+pub use server::Server;
+pub use socket::RegisteredSocket;
+
+pub use mio;
 pub use netcode_proto as proto;
 pub use netcode_std as std_support;
+pub use netcode_std::{
+    ClientConfig, ClientEvent, ClientState, ConnectTokenBuilder, CreateError, DisconnectReason,
+    Family, MAX_CLIENTS, ReceivedPacket, SendError, ServerConfig, ServerError, ServerEvent,
+    ToAddress, TokenBuildError, TransportStats, generate_connect_token,
+};

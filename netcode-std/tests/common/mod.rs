@@ -85,3 +85,19 @@ pub fn connect_all(epoch: Instant, server: &mut Server, clients: &mut [&mut Clie
         clients.iter().all(|c| c.state() == ClientState::Connected)
     });
 }
+
+/// Runs `frame` 50 times so the pools and queues reach their working size,
+/// then 300 times counting the allocations this thread makes (the test
+/// binary must install `counting_alloc::Counting` as its global
+/// allocator); asserts there were none.
+pub fn assert_frames_allocate_nothing(mut frame: impl FnMut()) {
+    for _ in 0..50 {
+        frame();
+    }
+    let (allocations, ()) = counting_alloc::count(|| {
+        for _ in 0..300 {
+            frame();
+        }
+    });
+    assert_eq!(allocations, 0, "a connected frame allocated");
+}
