@@ -3,8 +3,12 @@
 //! payload (1200 bytes whose byte i is `i % 256`), a tally of what went
 //! each way, a frame clock, and hand-rolled argument parsing.
 
+use std::io::Write;
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+use netcode_std::ServerEvent;
 
 /// The protocol id of the reference's examples and tests.
 pub const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
@@ -174,6 +178,37 @@ impl Frames {
         } else {
             self.next = now;
         }
+    }
+}
+
+/// Prints a server's `server listening on ADDRESS [and ADDRESS2]` line
+/// (which the examples' tests read for the port) and flushes it out.
+pub fn print_listening(public: SocketAddr, secondary: Option<SocketAddr>) {
+    match secondary {
+        Some(second) => println!("server listening on {public} and {second}"),
+        None => println!("server listening on {public}"),
+    }
+    let _ = std::io::stdout().flush();
+}
+
+/// One line for a server event, as the reference's server prints it:
+/// `client 3 connected (id 00000000000000ab, 127.0.0.1:50000)` or
+/// `client 3 disconnected (timed out)`.
+pub fn describe(event: &ServerEvent) -> String {
+    match *event {
+        ServerEvent::ClientConnected {
+            client_index,
+            client_id,
+            address,
+        } => {
+            let from = address.map_or("loopback".into(), |a| a.to_string());
+            format!("client {client_index} connected (id {client_id:016x}, {from})")
+        }
+        ServerEvent::ClientDisconnected {
+            client_index,
+            reason,
+            ..
+        } => format!("client {client_index} disconnected ({reason})"),
     }
 }
 

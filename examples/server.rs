@@ -17,11 +17,11 @@
 //! `error:` line and exits 1. Port 0 picks a free port; the
 //! `listening on` line says which.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use netcode_examples::{
-    Args, Frames, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, SERVER_ADDRESS6, Tally, finish, payload,
+    Args, Frames, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, SERVER_ADDRESS6, Tally, describe,
+    finish, payload, print_listening,
 };
 use netcode_std::proto::Key;
 use netcode_std::{Server, ServerConfig, ServerEvent};
@@ -47,14 +47,7 @@ fn run() -> Result<(), String> {
     let mut server = server.map_err(|e| format!("failed to create server: {e}"))?;
 
     println!("[server]");
-    match server.secondary_address() {
-        Some(second) => println!(
-            "server listening on {} and {second}",
-            server.public_address()
-        ),
-        None => println!("server listening on {}", server.public_address()),
-    }
-    let _ = std::io::stdout().flush();
+    print_listening(server.public_address(), server.secondary_address());
     server
         .start(MAX_CLIENTS)
         .map_err(|e| format!("failed to start server: {e}"))?;
@@ -67,22 +60,8 @@ fn run() -> Result<(), String> {
         server.update(now);
 
         while let Some(event) = server.poll_event() {
-            match event {
-                ServerEvent::ClientConnected {
-                    client_index,
-                    client_id,
-                    address,
-                } => {
-                    tally.connected = true;
-                    let from = address.map_or("loopback".into(), |a| a.to_string());
-                    println!("client {client_index} connected (id {client_id:016x}, {from})");
-                }
-                ServerEvent::ClientDisconnected {
-                    client_index,
-                    reason,
-                    ..
-                } => println!("client {client_index} disconnected ({reason})"),
-            }
+            tally.connected |= matches!(event, ServerEvent::ClientConnected { .. });
+            println!("{}", describe(&event));
         }
 
         for client_index in 0..server.max_clients() {
@@ -105,13 +84,8 @@ fn run() -> Result<(), String> {
 
     println!("shutting down: {}", tally.summary());
     server.stop();
-    while let Some(ServerEvent::ClientDisconnected {
-        client_index,
-        reason,
-        ..
-    }) = server.poll_event()
-    {
-        println!("client {client_index} disconnected ({reason})");
+    while let Some(event) = server.poll_event() {
+        println!("{}", describe(&event));
     }
     tally.verdict()
 }

@@ -240,3 +240,50 @@ fn client_without_a_server_fails_with_a_reason() {
     assert_eq!(errors.len(), 1, "{out}");
     assert!(errors[0].contains("error: no connection was made"), "{out}");
 }
+
+/// The mio event-loop server with 32 netcode-mio clients in its own loop.
+#[test]
+fn mio_server_with_its_own_clients_exits_zero() {
+    let mut server = Program::start(
+        "mio_server",
+        env!("CARGO_BIN_EXE_netcode-mio-server"),
+        &["127.0.0.1:0", "--seconds", "2", "--clients", "32"],
+    );
+    let status = server.finish();
+    let out = server.transcript();
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains("32 of 32 clients connected and got correct echoes"),
+        "{out}"
+    );
+}
+
+/// Our std client against the mio server, which echoes its payloads.
+#[test]
+fn client_against_the_mio_server() {
+    let mut server = Program::start(
+        "mio_server",
+        env!("CARGO_BIN_EXE_netcode-mio-server"),
+        &["127.0.0.1:0", "--seconds", "3"],
+    );
+    let line = server.line_with("listening on");
+    let address = line.rsplit(' ').next().unwrap().to_string();
+    let mut client = Program::start(
+        "client",
+        env!("CARGO_BIN_EXE_netcode-client"),
+        &[&address, "--seconds", "2"],
+    );
+    let client_status = client.finish();
+    let server_status = server.finish();
+    let transcripts = format!(
+        "--- mio server\n{}\n--- client\n{}",
+        server.transcript(),
+        client.transcript()
+    );
+    assert!(client_status.success(), "client failed\n{transcripts}");
+    assert!(server_status.success(), "server failed\n{transcripts}");
+    assert!(
+        server.transcript().contains("client 0 connected"),
+        "{transcripts}"
+    );
+}

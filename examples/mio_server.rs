@@ -1,0 +1,262 @@
+//! A dedicated server on a mio event loop that echoes every payload back to
+//! its sender, and (with `--clients K`) K netcode-mio clients in the same
+//! loop that talk to it.
+//!
+//! The loop has no frame rate: it sleeps in `Poll::poll` until a datagram
+//! arrives or the earliest of the server's and clients' `poll_timeout`s
+//! (their next keep-alive, send or timeout) and the clients' next send.
+//! Protocol id 0x1122334455667788 and the reference's test key; one
+//! address, `127.0.0.1:40000` by default, or two for dual stack (both
+//! sockets under one token, every other client on the second address);
+//! 256 slots (or K, if more).
+//!
+//! ```text
+//! cargo run --release -p netcode-examples --example mio_server [ADDRESS [ADDRESS2]] [--seconds N] [--clients K]
+//! ```
+//!
+//! Each client sends the 1200-byte reference payload (byte i = i % 256)
+//! every 50 ms while connected and checks every echo. Without `--seconds`
+//! it runs until interrupted. With `--seconds N` it stops after N seconds
+//! and exits 0 only if the server received and echoed correct payloads
+//! and, with `--clients K`, every one of the K clients connected and got
+//! correct echoes; otherwise it prints one `error:` line and exits 1. Port
+//! 0 picks a free port; the `listening on` line says which.
+
+use std::io::ErrorKind;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use netcode_examples::{
+    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS,
+    Tally, describe, finish, payload, print_listening,
+};
+use netcode_mio::mio::{Events, Poll, Token};
+use netcode_mio::proto::Key;
+use netcode_mio::{
+    Client, ClientConfig, ClientEvent, ClientState, ConnectTokenBuilder, MAX_CLIENTS, Server,
+    ServerConfig, ServerEvent,
+};
+
+/// The server's sockets' token; client `i` has `Token(i + 1)`.
+const SERVER: Token = Token(0);
+
+/// The reference server's slot count.
+const SLOTS: usize = 256;
+
+/// How often each connected client sends a payload.
+const SEND_INTERVAL: Duration = Duration::from_millis(50);
+
+pub(crate) fn main() -> ExitCode {
+    finish(run())
+}
+
+/// One of the in-process clients and what it saw.
+struct Player {
+    client: Client,
+    tally: Tally,
+}
+
+fn run() -> Result<(), String> {
+    let (args, client_count) = parse_args(std::env::args().skip(1))?;
+    let mut poll = Poll::new().map_err(|e| format!("failed to create the poll: {e}"))?;
+    let mut events = Events::with_capacity(1024);
+
+    let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY));
+    let registry = poll.registry();
+    let server = match args.positional.as_slice() {
+        [] => Server::new(SERVER_ADDRESS, config, registry, SERVER),
+        [address] => Server::new(address, config, registry, SERVER),
+        [address, address2, ..] => {
+            Server::new_dual(address, address2, config, registry, SERVER, SERVER)
+        }
+    };
+    let mut server = server.map_err(|e| format!("failed to create server: {e}"))?;
+    println!("[mio server]");
+    print_listening(server.public_address(), server.secondary_address());
+    server
+        .start(SLOTS.max(client_count).min(MAX_CLIENTS))
+        .map_err(|e| format!("failed to start server: {e}"))?;
+
+    // With two addresses, every other client goes to the second.
+    let addresses = [server.public_address()]
+        .into_iter()
+        .chain(server.secondary_address())
+        .collect::<Vec<_>>();
+    let mut players = (0..client_count)
+        .map(|i| player(&poll, i, addresses[i % addresses.len()]))
+        .collect::<Result<Vec<_>, _>>()?;
+    if client_count > 0 {
+        println!("{client_count} clients connecting");
+    }
+
+    let payload = payload();
+    let mut tally = Tally::default();
+    let epoch = Instant::now();
+    let seconds = || epoch.elapsed().as_secs_f64();
+    let mut next_send = 0.0;
+    let mut wakeups = 0u64;
+    loop {
+        // Sleep until a datagram or the earliest deadline of anyone here.
+        let now = seconds();
+        let until = |at: f64| Duration::from_secs_f64((at - now).max(0.0));
+        let timeout = players
+            .iter()
+            .filter_map(|p| p.client.poll_timeout(now))
+            .chain(server.poll_timeout(now))
+            .chain((!players.is_empty()).then_some(until(next_send)))
+            .chain(args.seconds.map(until))
+            .min();
+        match poll.poll(&mut events, timeout) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("poll failed: {e}")),
+        }
+        wakeups += 1;
+
+        let now = seconds();
+        for event in events.iter() {
+            let token = event.token();
+            if !server.handle_readable(token, now)
+                && let Some(player) = token.0.checked_sub(1).and_then(|i| players.get_mut(i))
+            {
+                player.client.handle_readable(token, now);
+            }
+        }
+
+        server.update(now);
+        while let Some(event) = server.poll_event() {
+            // With many clients, only the first few connects are shown.
+            let shown = match event {
+                ServerEvent::ClientConnected { client_index, .. } => {
+                    tally.connected = true;
+                    client_count <= 8 || client_index < 4
+                }
+                ServerEvent::ClientDisconnected { .. } => true,
+            };
+            if shown {
+                println!("{}", describe(&event));
+            }
+        }
+        for slot in 0..server.max_clients() {
+            while let Some(packet) = server.receive_packet(slot) {
+                tally.check(packet.data());
+                if server.send_packet(slot, packet.data()).is_ok() {
+                    tally.sent += 1;
+                }
+                server.free_packet(packet);
+            }
+        }
+
+        let send = now >= next_send;
+        if send {
+            next_send = now + SEND_INTERVAL.as_secs_f64();
+        }
+        for player in &mut players {
+            player.step(now, send, &payload);
+        }
+
+        if args.seconds.is_some_and(|limit| now >= limit) {
+            break;
+        }
+    }
+
+    let elapsed = seconds();
+    println!(
+        "shutting down after {elapsed:.1} s and {wakeups} wake-ups: {}",
+        tally.summary()
+    );
+    verdict(&tally, &players)
+}
+
+/// Client `index` with a token for `server`, connecting.
+fn player(poll: &Poll, index: usize, server: SocketAddr) -> Result<Player, String> {
+    let any = if server.is_ipv4() { "0.0.0.0" } else { "::" };
+    let token = Token(index + 1);
+    let mut client = Client::new(any, ClientConfig::default(), poll.registry(), token)
+        .map_err(|e| format!("failed to create client {index}: {e}"))?;
+    let key = Key::from_bytes(PRIVATE_KEY);
+    let connect_token = ConnectTokenBuilder::new(PROTOCOL_ID, &key, index as u64 + 1)
+        .server_addresses([server])
+        .expire_seconds(CONNECT_TOKEN_EXPIRY)
+        .timeout_seconds(CONNECT_TOKEN_TIMEOUT)
+        .generate()
+        .map_err(|e| format!("failed to generate a connect token: {e}"))?;
+    client
+        .connect(&connect_token)
+        .map_err(|e| format!("client {index} failed to connect: {e}"))?;
+    Ok(Player {
+        client,
+        tally: Tally::default(),
+    })
+}
+
+impl Player {
+    /// Updates the client, sends a payload when `send` says so, and checks
+    /// what came back.
+    fn step(&mut self, now: f64, send: bool, payload: &[u8]) {
+        let client = &mut self.client;
+        client.update(now);
+        while let Some(ClientEvent::StateChanged { to, .. }) = client.poll_event() {
+            self.tally.connected |= to == ClientState::Connected;
+        }
+        if send && client.state() == ClientState::Connected && client.send_packet(payload).is_ok() {
+            self.tally.sent += 1;
+        }
+        while let Some(packet) = client.receive_packet() {
+            self.tally.check(packet.data());
+            client.free_packet(packet);
+        }
+    }
+}
+
+/// Success only if the server echoed correct payloads and every in-process
+/// client connected and got correct echoes.
+fn verdict(server: &Tally, players: &[Player]) -> Result<(), String> {
+    server.verdict().map_err(|e| format!("server: {e}"))?;
+    if players.is_empty() {
+        return Ok(());
+    }
+    let good = players.iter().filter(|p| p.tally.verdict().is_ok()).count();
+    println!(
+        "{good} of {} clients connected and got correct echoes",
+        players.len()
+    );
+    match players.iter().enumerate().find_map(|(i, p)| {
+        p.tally
+            .verdict()
+            .err()
+            .map(|e| format!("client {i}: {e} ({})", p.tally.summary()))
+    }) {
+        None => Ok(()),
+        Some(first) => Err(format!(
+            "{} of {} clients failed; first, {first}",
+            players.len() - good,
+            players.len()
+        )),
+    }
+}
+
+/// The shared arguments, plus this example's own `--clients K` (or
+/// `--clients=K`).
+fn parse_args(args: impl IntoIterator<Item = String>) -> Result<(Args, usize), String> {
+    let mut rest = Vec::new();
+    let mut clients = 0;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let value = match arg.strip_prefix("--clients") {
+            Some("") => args.next().ok_or("--clients needs a number")?,
+            Some(tail) if tail.starts_with('=') => tail[1..].to_string(),
+            _ => {
+                rest.push(arg);
+                continue;
+            }
+        };
+        clients = value
+            .parse()
+            .ok()
+            .filter(|n| *n <= MAX_CLIENTS)
+            .ok_or_else(|| format!("--clients: {value:?} is not a count up to {MAX_CLIENTS}"))?;
+    }
+    Ok((Args::parse(rest, 2)?, clients))
+}
