@@ -107,3 +107,10 @@ fn deregistered_sockets_raise_no_events() {
     });
     assert_eq!(server.stats().dropped_total(), 2, "noise is dropped");
 }
+
+#[test]
+fn server_and_client_can_move_to_another_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<Server>();
+    assert_send::<Client>();
+}
