@@ -111,8 +111,10 @@ fn caller_mistakes_get_typed_errors_and_change_nothing() {
 
 #[test]
 fn a_full_token_history_refuses_new_tokens_until_they_expire() {
-    // One slot: 8 history entries and 4 mappings.
-    let mut w = World::new(perfect(), 30, 1, 1);
+    // One slot, 4 mappings and 8 history entries.
+    let address = "[::1]:40000".parse().unwrap();
+    let storage = netcode_proto::server::HeapStorage::with_tables(1, 4, 8);
+    let mut w = World::with_storage(perfect(), 30, storage, 1, address);
     w.filter = Some(Box::new(|_, _, bytes| bytes[0] & 0x0f != 2)); // no challenge arrives
     for i in 0..9u64 {
         let c = w.add_client(&format!("10.0.0.{}:9000", i + 1));
@@ -143,6 +145,49 @@ fn a_full_token_history_refuses_new_tokens_until_they_expire() {
     let token = w.token(999);
     w.connect(c, &token);
     assert!(w.run_until(30, |w| w.state(c) == ClientState::Connected));
+}
+
+#[test]
+fn a_small_server_admits_many_tokens_within_one_lifetime() {
+    // Four slots, but the reference's 2048-entry history: 40 clients come
+    // and go within one 30 s token lifetime and every one connects (a 4-slot
+    // table would have held only 32).
+    let mut w = World::new(perfect(), 34, 4, 4);
+    assert!(w.server.capacity() == 4);
+    let c = w.add_client("[::]:50000");
+    for i in 0..40 {
+        let token = w.token(1 + i);
+        w.connect(c, &token);
+        assert!(
+            w.run_until(20, |w| w.state(c) == ClientState::Connected),
+            "connection {i}"
+        );
+        w.client_disconnect(c);
+        w.step(FRAME);
+    }
+    assert!(
+        w.now.as_secs_f64() - 1000.0 < 30.0,
+        "all within one token lifetime"
+    );
+    assert_eq!(w.server.stats().dropped(DropReason::TokenHistoryFull), 0);
+}
+
+#[test]
+fn storage_out_of_proportion_is_refused() {
+    use netcode_proto::server::HeapStorage;
+    let address = "127.0.0.1:40000".parse().unwrap();
+    let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY), address);
+    // Fewer mappings than slots, or no history at all.
+    for storage in [
+        HeapStorage::with_tables(8, 4, 64),
+        HeapStorage::with_tables(8, 32, 0),
+    ] {
+        assert_eq!(
+            Server::new(config.clone(), storage).err(),
+            Some(ServerError::BadStorage)
+        );
+    }
+    assert!(Server::new(config, HeapStorage::with_tables(8, 8, 1)).is_ok());
 }
 
 #[test]

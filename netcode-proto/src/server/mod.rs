@@ -29,7 +29,7 @@ pub use slot::{ClientSlot, DisconnectReason};
 pub use storage::HeapStorage;
 pub use storage::{
     ADDRESS_BUCKETS_PER_SLOT, ArrayStorage, CLIENT_ID_BUCKETS_PER_SLOT, MAPPINGS_PER_SLOT,
-    ServerStorage, TOKEN_BUCKETS_PER_SLOT, TOKENS_PER_SLOT, Tables,
+    MIN_MAPPINGS, MIN_TOKENS, ServerStorage, TOKEN_BUCKETS_PER_SLOT, TOKENS_PER_SLOT, Tables,
 };
 
 use core::net::SocketAddr;
@@ -177,13 +177,18 @@ impl<S: ServerStorage> Server<S> {
     pub fn new(config: ServerConfig, mut storage: S) -> Result<Self, ServerError> {
         let tables = storage.tables();
         let n = tables.slots.len();
+        // Every index is stored as a u32 (entry + 1), and each hash index
+        // keeps at most half its buckets full.
+        let fits = |len: usize| u32::try_from(len).is_ok();
         let proportional = n > 0
-            && u32::try_from(n * TOKEN_BUCKETS_PER_SLOT).is_ok()
-            && tables.mappings.len() == n * MAPPINGS_PER_SLOT
-            && tables.tokens.len() == n * TOKENS_PER_SLOT
-            && tables.address_index.len() == n * ADDRESS_BUCKETS_PER_SLOT
-            && tables.client_id_index.len() == n * CLIENT_ID_BUCKETS_PER_SLOT
-            && tables.token_index.len() == n * TOKEN_BUCKETS_PER_SLOT
+            && tables.mappings.len() >= n
+            && !tables.tokens.is_empty()
+            && fits(tables.address_index.len())
+            && fits(tables.token_index.len())
+            && fits(tables.client_id_index.len())
+            && tables.address_index.len() >= 2 * tables.mappings.len()
+            && tables.client_id_index.len() >= 2 * n
+            && tables.token_index.len() >= 2 * tables.tokens.len()
             && tables.free_slots.len() >= n.div_ceil(64);
         if !proportional {
             return Err(ServerError::BadStorage);

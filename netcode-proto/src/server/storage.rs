@@ -6,9 +6,13 @@
 //! a `static`), or [`HeapStorage`] (feature `alloc`) for a slot count chosen
 //! at run time, built straight on the heap without passing through the stack.
 //!
-//! Every table scales with the slot count: per slot, 4 encryption mappings
-//! and 8 entries of connect token history (the reference's ratios), plus
-//! the buckets of three hash indices kept at most half full.
+//! The tables scale with the slot count: per slot, 4 encryption mappings and
+//! 8 entries of connect token history (the reference's ratios), plus the
+//! buckets of three hash indices kept at most half full. The history must
+//! hold every token used within one token lifetime, so [`HeapStorage::new`]
+//! never goes below the reference's fixed sizes (1024 mappings, 2048 history
+//! entries) however few slots it has; [`HeapStorage::with_tables`] sets all
+//! three sizes freely.
 
 use super::history::TokenEntry;
 use super::mapping::Mapping;
@@ -24,21 +28,28 @@ pub const ADDRESS_BUCKETS_PER_SLOT: usize = 2 * MAPPINGS_PER_SLOT;
 pub const CLIENT_ID_BUCKETS_PER_SLOT: usize = 2;
 /// Token history index buckets per slot: twice the entries.
 pub const TOKEN_BUCKETS_PER_SLOT: usize = 2 * TOKENS_PER_SLOT;
+/// Fewest encryption mappings [`HeapStorage::new`] makes (the reference's count).
+pub const MIN_MAPPINGS: usize = 1024;
+/// Fewest token history entries [`HeapStorage::new`] makes (the reference's
+/// count): with fewer, a small server would refuse new connect tokens once a
+/// few dozen were used within one token lifetime.
+pub const MIN_TOKENS: usize = 2048;
 
 /// Mutable views of every table of a server.
 #[derive(Debug)]
 pub struct Tables<'a> {
     /// One per client slot.
     pub slots: &'a mut [ClientSlot],
-    /// `MAPPINGS_PER_SLOT` per slot.
+    /// Encryption mappings: at least one per slot (each connected client
+    /// owns one), more for handshakes in progress.
     pub mappings: &'a mut [Mapping],
-    /// `TOKENS_PER_SLOT` per slot.
+    /// Connect token history entries: at least one.
     pub tokens: &'a mut [TokenEntry],
-    /// `ADDRESS_BUCKETS_PER_SLOT` per slot.
+    /// At least twice as many buckets as mappings.
     pub address_index: &'a mut [u32],
-    /// `CLIENT_ID_BUCKETS_PER_SLOT` per slot.
+    /// At least twice as many buckets as slots.
     pub client_id_index: &'a mut [u32],
-    /// `TOKEN_BUCKETS_PER_SLOT` per slot.
+    /// At least twice as many buckets as token history entries.
     pub token_index: &'a mut [u32],
     /// At least one bit per slot.
     pub free_slots: &'a mut [u64],
@@ -54,8 +65,12 @@ pub trait ServerStorage {
     fn slots(&self) -> &[ClientSlot];
 }
 
-/// Storage for exactly `N` slots, inline. Large: put it in a `static` or on
-/// the heap rather than on a small stack.
+/// Storage for exactly `N` slots, inline, with the reference's per-slot
+/// ratios (4 mappings and 8 history entries per slot). Large: put it in a
+/// `static` or on the heap rather than on a small stack. For a handful of
+/// slots the history is small too (8 tokens per slot within one token
+/// lifetime); implement [`ServerStorage`] over your own arrays to size it
+/// separately.
 #[derive(Debug, Clone)]
 pub struct ArrayStorage<const N: usize> {
     slots: [ClientSlot; N],
@@ -132,15 +147,30 @@ mod heap {
     }
 
     impl HeapStorage {
-        /// Empty storage for `slots` client slots.
+        /// Empty storage for `slots` client slots, with the reference's
+        /// per-slot ratios but never fewer than [`MIN_MAPPINGS`] mappings
+        /// and [`MIN_TOKENS`] history entries.
         pub fn new(slots: usize) -> Self {
+            Self::with_tables(
+                slots,
+                (slots * MAPPINGS_PER_SLOT).max(MIN_MAPPINGS),
+                (slots * TOKENS_PER_SLOT).max(MIN_TOKENS),
+            )
+        }
+
+        /// Empty storage with every size chosen: `slots` client slots,
+        /// `mappings` encryption mappings (at least `slots`, so every
+        /// connected client has one) and `tokens` connect token history
+        /// entries (every token used within one token lifetime takes one).
+        /// The hash indices get twice as many buckets as their tables.
+        pub fn with_tables(slots: usize, mappings: usize, tokens: usize) -> Self {
             Self {
                 slots: vec![ClientSlot::EMPTY; slots].into_boxed_slice(),
-                mappings: vec![Mapping::EMPTY; slots * MAPPINGS_PER_SLOT].into_boxed_slice(),
-                tokens: vec![TokenEntry::EMPTY; slots * TOKENS_PER_SLOT].into_boxed_slice(),
-                address_index: vec![0; slots * ADDRESS_BUCKETS_PER_SLOT].into_boxed_slice(),
+                mappings: vec![Mapping::EMPTY; mappings].into_boxed_slice(),
+                tokens: vec![TokenEntry::EMPTY; tokens].into_boxed_slice(),
+                address_index: vec![0; 2 * mappings].into_boxed_slice(),
                 client_id_index: vec![0; slots * CLIENT_ID_BUCKETS_PER_SLOT].into_boxed_slice(),
-                token_index: vec![0; slots * TOKEN_BUCKETS_PER_SLOT].into_boxed_slice(),
+                token_index: vec![0; 2 * tokens].into_boxed_slice(),
                 free_slots: vec![0; slots.div_ceil(64)].into_boxed_slice(),
             }
         }

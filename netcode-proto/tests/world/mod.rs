@@ -67,8 +67,24 @@ impl World {
         max_clients: usize,
         server_address: SocketAddr,
     ) -> Self {
+        Self::with_storage(
+            sim,
+            seed,
+            HeapStorage::new(slots),
+            max_clients,
+            server_address,
+        )
+    }
+
+    pub fn with_storage(
+        sim: SimConfig,
+        seed: u64,
+        storage: HeapStorage,
+        max_clients: usize,
+        server_address: SocketAddr,
+    ) -> Self {
         let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY), server_address);
-        let server = Server::new(config, HeapStorage::new(slots)).unwrap();
+        let server = Server::new(config, storage).unwrap();
         let mut world = Self {
             sim: NetworkSimulator::new(sim, seed),
             now: Duration::from_secs(1000),

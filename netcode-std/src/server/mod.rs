@@ -39,12 +39,10 @@ use io::ServerIo;
 /// core's per-packet cost does not depend on the slot count.
 pub const MAX_CLIENTS: usize = 4096;
 
-/// The server's tables are never sized for fewer slots than the reference's
-/// 256, whatever `start` opens: the token history (8 entries per slot) and
-/// the encryption mappings (4 per slot) then hold at least the reference's
-/// 2048 and 1024 entries. With tables for only a few slots, a small server
-/// would refuse new connect tokens once a few dozen had been used within a
-/// token lifetime.
+/// Slots the server's tables are made for at creation, so that any start
+/// of up to the reference's 256 slots reuses them; a larger start makes
+/// larger tables. (However few slots the tables hold, the core keeps the
+/// reference's 2048-entry token history and 1024 mappings.)
 const MIN_TABLE_SLOTS: usize = 256;
 
 /// Datagrams read from one socket in one update at most, so a flood cannot
