@@ -3,121 +3,12 @@
 //! the one-process demo, the token printer, and a client with no server.
 //! Every wait is bounded; the server picks a free port and prints it.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod common;
+
+use common::Program;
 
 use netcode_examples::{CONNECT_TOKEN_TIMEOUT, PROTOCOL_ID, from_hex};
 use netcode_std::proto::ConnectToken;
-
-/// No program may run longer than this.
-const DEADLINE: Duration = Duration::from_secs(30);
-
-/// A running program whose output is collected line by line.
-struct Program {
-    name: &'static str,
-    child: Child,
-    lines: Receiver<String>,
-    output: Arc<Mutex<Vec<String>>>,
-}
-
-impl Program {
-    fn start(name: &'static str, path: &str, args: &[&str]) -> Self {
-        let mut child = Command::new(path)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {path}: {e}"));
-        let (send, lines) = channel();
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let stdout = child.stdout.take().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        for (stream, tag) in [
-            (Box::new(stdout) as Box<dyn std::io::Read + Send>, ""),
-            (Box::new(stderr), "stderr: "),
-        ] {
-            let send = send.clone();
-            let output = output.clone();
-            std::thread::spawn(move || {
-                for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                    output.lock().unwrap().push(format!("{tag}{line}"));
-                    let _ = send.send(format!("{tag}{line}"));
-                }
-            });
-        }
-        Self {
-            name,
-            child,
-            lines,
-            output,
-        }
-    }
-
-    /// The first stdout line containing `needle`, within the deadline.
-    fn line_with(&mut self, needle: &str) -> String {
-        let start = Instant::now();
-        while start.elapsed() < DEADLINE {
-            match self.lines.recv_timeout(Duration::from_millis(100)) {
-                Ok(line) if line.contains(needle) => return line,
-                Ok(_) => {}
-                Err(_) => {
-                    if let Ok(Some(status)) = self.child.try_wait() {
-                        panic!(
-                            "{} exited ({status}) before printing {needle:?}:\n{}",
-                            self.name,
-                            self.transcript()
-                        );
-                    }
-                }
-            }
-        }
-        let _ = self.child.kill();
-        panic!(
-            "{} never printed {needle:?}:\n{}",
-            self.name,
-            self.transcript()
-        );
-    }
-
-    /// Waits for the exit, killing the program at the deadline.
-    fn finish(&mut self) -> ExitStatus {
-        let start = Instant::now();
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                // Let the reader threads drain what is left.
-                std::thread::sleep(Duration::from_millis(50));
-                return status;
-            }
-            if start.elapsed() > DEADLINE {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                panic!(
-                    "{} ran past {DEADLINE:?}:\n{}",
-                    self.name,
-                    self.transcript()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn transcript(&self) -> String {
-        self.output.lock().unwrap().join("\n")
-    }
-}
-
-impl Drop for Program {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
 
 /// Our server and our client, `--seconds 3` each, on a free port.
 #[test]
