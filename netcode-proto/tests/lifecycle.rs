@@ -173,6 +173,16 @@ fn a_small_server_admits_many_tokens_within_one_lifetime() {
 }
 
 #[test]
+fn a_zero_token_lifetime_keeps_the_restart_rule_on() {
+    let address = "127.0.0.1:40000".parse().unwrap();
+    let mut config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY), address);
+    config.max_connect_token_lifetime = 0;
+    assert_eq!(config.effective_max_connect_token_lifetime(), 30);
+    config.max_connect_token_lifetime = 45;
+    assert_eq!(config.effective_max_connect_token_lifetime(), 45);
+}
+
+#[test]
 fn storage_out_of_proportion_is_refused() {
     use netcode_proto::server::HeapStorage;
     let address = "127.0.0.1:40000".parse().unwrap();

@@ -75,10 +75,21 @@ pub struct ServerConfig {
     /// A token whose expiry is earlier than start time plus this may predate
     /// the server's start and is refused (the restart rule, which keeps a
     /// restarted server from reusing nonces under an old token's keys).
+    /// 0 means the default, 30 s: the rule is mandatory.
     pub max_connect_token_lifetime: u64,
 }
 
 impl ServerConfig {
+    /// The lifetime the restart rule uses: the configured one, or the
+    /// default when it is 0 (as the reference treats values <= 0), so the
+    /// rule cannot be switched off by a zeroed config.
+    pub fn effective_max_connect_token_lifetime(&self) -> u64 {
+        match self.max_connect_token_lifetime {
+            0 => DEFAULT_MAX_CONNECT_TOKEN_LIFETIME,
+            seconds => seconds,
+        }
+    }
+
     /// A configuration with the reference's default token lifetime.
     pub fn new(protocol_id: u64, private_key: Key, public_address: SocketAddr) -> Self {
         Self {
@@ -255,7 +266,7 @@ impl<S: ServerStorage> Server<S> {
         self.challenge_key = Key::generate(rng);
         self.hasher = Hasher::new(rng.next_u64(), rng.next_u64());
         self.min_expire_timestamp =
-            unix_seconds.saturating_add(self.config.max_connect_token_lifetime);
+            unix_seconds.saturating_add(self.config.effective_max_connect_token_lifetime());
         self.global_sequence = SERVER_GLOBAL_SEQUENCE_BASE;
         self.deadline = None;
         let mut tables = self.storage.tables();
