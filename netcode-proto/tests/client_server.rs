@@ -230,11 +230,7 @@ fn connection_response_timeout() {
 
 #[test]
 fn client_side_disconnect() {
-    let mut w = World::new(perfect(), 10, 1, 1);
-    let c = w.add_client("[::]:50000");
-    let token = w.token(1);
-    w.connect(c, &token);
-    assert!(w.run_until(50, |w| connected(w, c)));
+    let (mut w, c) = World::one_connected(10, 30, 15);
     w.client_disconnect(c);
     assert_eq!(w.state(c), ClientState::Disconnected);
     assert_eq!(w.peers[c].client.stats().sent(PacketType::Disconnect), 10);
@@ -256,11 +252,7 @@ fn client_side_disconnect() {
 
 #[test]
 fn server_side_disconnect() {
-    let mut w = World::new(perfect(), 11, 1, 1);
-    let c = w.add_client("[::]:50000");
-    let token = w.token(1);
-    w.connect(c, &token);
-    assert!(w.run_until(50, |w| connected(w, c)));
+    let (mut w, c) = World::one_connected(11, 30, 15);
     w.server_disconnect(0);
     assert_eq!(
         w.server.disconnect_reason(0),
@@ -272,24 +264,14 @@ fn server_side_disconnect() {
 
 #[test]
 fn client_times_out_when_the_server_goes_silent() {
-    let mut w = World::new(perfect(), 12, 1, 1);
-    let c = w.add_client("[::]:50000");
-    let server = w.server_address;
-    let token = w.token_for(1, &[server], 30, 5);
-    w.connect(c, &token);
-    assert!(w.run_until(50, |w| connected(w, c)));
+    let (mut w, c) = World::one_connected(12, 30, 5);
     w.server_updating = false;
     assert!(w.run_until(100, |w| w.state(c) == ClientState::ConnectionTimedOut));
 }
 
 #[test]
 fn server_times_out_a_silent_client() {
-    let mut w = World::new(perfect(), 13, 1, 1);
-    let c = w.add_client("[::]:50000");
-    let server = w.server_address;
-    let token = w.token_for(1, &[server], 30, 5);
-    w.connect(c, &token);
-    assert!(w.run_until(50, |w| connected(w, c)));
+    let (mut w, c) = World::one_connected(13, 30, 5);
     assert_eq!(w.server.disconnect_reason(0), DisconnectReason::None);
     w.peers[c].updating = false;
     assert!(w.run_until(200, |w| !w.server.client_connected(0)));
@@ -312,11 +294,7 @@ fn keep_alives_hold_an_idle_connection() {
 
 #[test]
 fn reconnect_with_a_new_token_after_disconnect() {
-    let mut w = World::new(perfect(), 15, 1, 1);
-    let c = w.add_client("[::]:50000");
-    let token = w.token(1);
-    w.connect(c, &token);
-    assert!(w.run_until(50, |w| connected(w, c)));
+    let (mut w, c) = World::one_connected(15, 30, 15);
     w.server_disconnect(0);
     assert!(w.run_until(10, |w| w.state(c) == ClientState::Disconnected));
     let fresh = w.token(1);
@@ -417,11 +395,7 @@ fn server_restart_reseeds_global_sequence_and_refuses_older_tokens() {
 
 #[test]
 fn replayed_packets_are_dropped_with_the_replay_reason() {
-    let mut w = World::new(perfect(), 19, 1, 1);
-    let c = w.add_client("[::]:50000");
-    let token = w.token(1);
-    w.connect(c, &token);
-    assert!(w.run_until(50, |w| connected(w, c)));
+    let (mut w, c) = World::one_connected(19, 30, 15);
     w.capture = true;
     exchange(&mut w, c, 0, 5, 64);
     w.capture = false;
@@ -581,12 +555,7 @@ fn twenty_percent_loss_with_jitter_and_duplicates_still_connects_and_exchanges()
 
 #[test]
 fn disabled_timeout_survives_long_silences() {
-    let mut w = World::new(perfect(), 23, 1, 1);
-    let c = w.add_client("[::]:50000");
-    let server = w.server_address;
-    let token = w.token_for(1, &[server], 30, -1);
-    w.connect(c, &token);
-    assert!(w.run_until(50, |w| connected(w, c)));
+    let (mut w, c) = World::one_connected(23, 30, -1);
     for i in 0..10 {
         w.step(Duration::from_secs(1000));
         w.client_send(c, &pattern(10, i));

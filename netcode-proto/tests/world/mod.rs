@@ -105,6 +105,18 @@ impl World {
         world
     }
 
+    /// A one-slot world on a perfect network whose one client (peer 0) is
+    /// connected with a token of `expire` and `timeout` seconds.
+    pub fn one_connected(seed: u64, expire: i64, timeout: i32) -> (Self, usize) {
+        let mut w = Self::new(SimConfig::default(), seed, 1, 1);
+        let c = w.add_client("[::]:50000");
+        let server = w.server_address;
+        let token = w.token_for(1, &[server], expire, timeout);
+        w.connect(c, &token);
+        assert!(w.run_until(50, |w| w.state(c) == ClientState::Connected));
+        (w, c)
+    }
+
     pub fn start_server(&mut self, max_clients: usize) {
         let mut out = self
             .sim
