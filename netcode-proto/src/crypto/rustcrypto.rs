@@ -4,7 +4,7 @@
 //! serves inputs larger than any netcode message (and the tests).
 #![cfg_attr(feature = "ring", allow(dead_code))]
 
-use chacha20poly1305::aead::AeadInOut;
+use chacha20poly1305::aead::{AeadInOut, Nonce};
 use chacha20poly1305::{ChaCha20Poly1305, KeyInit, XChaCha20Poly1305};
 
 use super::{DecryptError, Tag};
@@ -16,10 +16,7 @@ pub(super) fn encrypt(
     associated_data: &[u8],
     buffer: &mut [u8],
 ) -> Tag {
-    ChaCha20Poly1305::new(&(*key).into())
-        .encrypt_inout_detached(&(*nonce).into(), associated_data, buffer.into())
-        .unwrap_or_else(|_| unreachable!("netcode messages are far below the AEAD size limit"))
-        .into()
+    seal::<ChaCha20Poly1305>(key, &(*nonce).into(), associated_data, buffer)
 }
 
 pub(super) fn decrypt(
@@ -29,14 +26,7 @@ pub(super) fn decrypt(
     buffer: &mut [u8],
     tag: &Tag,
 ) -> Result<(), DecryptError> {
-    ChaCha20Poly1305::new(&(*key).into())
-        .decrypt_inout_detached(
-            &(*nonce).into(),
-            associated_data,
-            buffer.into(),
-            &(*tag).into(),
-        )
-        .map_err(|_| DecryptError)
+    open::<ChaCha20Poly1305>(key, &(*nonce).into(), associated_data, buffer, tag)
 }
 
 pub(super) fn encrypt_x(
@@ -45,10 +35,7 @@ pub(super) fn encrypt_x(
     associated_data: &[u8],
     buffer: &mut [u8],
 ) -> Tag {
-    XChaCha20Poly1305::new(&(*key).into())
-        .encrypt_inout_detached(&(*nonce).into(), associated_data, buffer.into())
-        .unwrap_or_else(|_| unreachable!("netcode messages are far below the AEAD size limit"))
-        .into()
+    seal::<XChaCha20Poly1305>(key, &(*nonce).into(), associated_data, buffer)
 }
 
 pub(super) fn decrypt_x(
@@ -58,12 +45,36 @@ pub(super) fn decrypt_x(
     buffer: &mut [u8],
     tag: &Tag,
 ) -> Result<(), DecryptError> {
-    XChaCha20Poly1305::new(&(*key).into())
-        .decrypt_inout_detached(
-            &(*nonce).into(),
-            associated_data,
-            buffer.into(),
-            &(*tag).into(),
-        )
+    open::<XChaCha20Poly1305>(key, &(*nonce).into(), associated_data, buffer, tag)
+}
+
+/// Encrypts in place with either construction and returns the tag.
+fn seal<A: KeyInit + AeadInOut>(
+    key: &[u8; KEY_BYTES],
+    nonce: &Nonce<A>,
+    associated_data: &[u8],
+    buffer: &mut [u8],
+) -> Tag {
+    let mut tag = [0u8; 16];
+    let computed = A::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("32-byte key for a ChaCha20-Poly1305 construction"))
+        .encrypt_inout_detached(nonce, associated_data, buffer.into())
+        .unwrap_or_else(|_| unreachable!("netcode messages are far below the AEAD size limit"));
+    tag.copy_from_slice(&computed);
+    tag
+}
+
+/// Checks the tag, then decrypts in place, with either construction.
+fn open<A: KeyInit + AeadInOut>(
+    key: &[u8; KEY_BYTES],
+    nonce: &Nonce<A>,
+    associated_data: &[u8],
+    buffer: &mut [u8],
+    tag: &Tag,
+) -> Result<(), DecryptError> {
+    let tag = chacha20poly1305::aead::Tag::<A>::try_from(&tag[..]).map_err(|_| DecryptError)?;
+    A::new_from_slice(key)
+        .map_err(|_| DecryptError)?
+        .decrypt_inout_detached(nonce, associated_data, buffer.into(), &tag)
         .map_err(|_| DecryptError)
 }
