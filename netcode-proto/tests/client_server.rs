@@ -400,7 +400,6 @@ fn replayed_packets_are_dropped_with_the_replay_reason() {
     exchange(&mut w, c, 0, 5, 64);
     w.capture = false;
     let captured = std::mem::take(&mut w.captured);
-    let server = w.server_address;
     let (received_server, received_client) = (w.server_received.len(), w.peers[c].received.len());
     let mut replayed = 0;
     for (from, to, bytes) in &captured {
@@ -428,7 +427,6 @@ fn replayed_packets_are_dropped_with_the_replay_reason() {
             .dropped(DropReason::Packet(PacketError::Replayed));
     assert_eq!(replays, replayed);
     assert!(connected(&w, c) && w.server.client_connected(0));
-    let _ = server;
 }
 
 #[test]
