@@ -8,6 +8,8 @@
 
 use core::net::SocketAddr;
 
+use crate::stats::DroppedDatagram;
+
 /// Where the core puts what it produces: datagrams to send and events of
 /// type `E` ([`ServerEvent`](crate::server::ServerEvent) or
 /// [`ClientEvent`](crate::client::ClientEvent)).
@@ -17,6 +19,15 @@ pub trait Output<E> {
 
     /// Reports an event.
     fn event(&mut self, event: E);
+
+    /// Reports a received datagram that was dropped, with its sender and
+    /// the reason (already counted in the client's or server's
+    /// [`Stats`](crate::stats::Stats)). Called once per dropped datagram,
+    /// from `handle`; the default does nothing, so an output that only
+    /// sends pays nothing for it. A host layer logs here.
+    fn dropped(&mut self, dropped: DroppedDatagram) {
+        let _ = dropped;
+    }
 }
 
 /// An [`Output`] that sends with a closure and ignores events.

@@ -1,6 +1,8 @@
 //! Counters an operator reads to see what a client or server is doing, and
 //! tests read to prove a packet was dropped for the right reason.
 
+use core::net::SocketAddr;
+
 use crate::packet::{PacketError, PacketType};
 
 /// Why the client or server ignored a datagram or a step of the handshake.
@@ -115,6 +117,30 @@ impl From<PacketError> for DropReason {
 impl core::fmt::Display for DropReason {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A received datagram the client or server dropped, as reported to
+/// [`Output::dropped`](crate::io::Output::dropped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DroppedDatagram {
+    /// Who sent it (as the transport reported; UDP senders can be spoofed).
+    pub from: SocketAddr,
+    /// The packet type its prefix byte names, if it names one.
+    pub packet_type: Option<PacketType>,
+    /// Why it was dropped.
+    pub reason: DropReason,
+}
+
+impl DroppedDatagram {
+    /// A drop of a datagram from `from` whose first byte was `prefix`.
+    pub(crate) fn new(from: SocketAddr, prefix: Option<u8>, reason: DropReason) -> Self {
+        let packet_type = prefix.and_then(|p| PacketType::from_u8(p & 0x0f));
+        Self {
+            from,
+            packet_type,
+            reason,
+        }
     }
 }
 

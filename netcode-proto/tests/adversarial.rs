@@ -429,3 +429,95 @@ fn total_loss_ends_in_the_right_timeouts_on_both_sides() {
     assert!(w.run_until(100, |w| w.state(0)
         == ClientState::ConnectionRequestTimedOut));
 }
+
+/// Records every drop the core reports through `Output::dropped`, and
+/// sends nothing.
+#[derive(Default)]
+struct DropLog {
+    drops: Vec<netcode_proto::stats::DroppedDatagram>,
+}
+
+impl<E> netcode_proto::io::Output<E> for DropLog {
+    fn send(&mut self, _to: SocketAddr, _datagram: &[u8]) {}
+
+    fn event(&mut self, _event: E) {}
+
+    fn dropped(&mut self, dropped: netcode_proto::stats::DroppedDatagram) {
+        self.drops.push(dropped);
+    }
+}
+
+#[test]
+fn every_drop_is_reported_to_the_output_with_its_sender_type_and_reason() {
+    let mut w = connected_world(7, 2);
+    let captured = w.captured.clone();
+    let server_before = w.server.stats().clone();
+    let client_before = w.peers[0].client.stats().clone();
+    let (mut server_log, mut client_log) = (DropLog::default(), DropLog::default());
+    let mut sent_to_server = 0;
+    let mut sent_to_client = 0;
+    for (i, (from, to, bytes)) in captured.iter().enumerate() {
+        let mut bytes = bytes.clone();
+        // Replays, flipped bytes and truncations, in turn.
+        match i % 3 {
+            0 => {}
+            1 => *bytes.last_mut().unwrap() ^= 0x40,
+            _ => bytes.truncate(bytes.len() / 2),
+        }
+        let now = w.now;
+        if *to == w.server_address {
+            let _ = w.server.handle(now, *from, &mut bytes, &mut server_log);
+            sent_to_server += 1;
+        } else if *to == w.peers[0].address {
+            let _ = w.peers[0]
+                .client
+                .handle(now, *from, &mut bytes, &mut client_log);
+            sent_to_client += 1;
+        }
+    }
+    assert!(sent_to_server > 20 && sent_to_client > 10);
+    for (log, before, after, inputs) in [
+        (
+            &server_log,
+            &server_before,
+            w.server.stats(),
+            sent_to_server,
+        ),
+        (
+            &client_log,
+            &client_before,
+            w.peers[0].client.stats(),
+            sent_to_client,
+        ),
+    ] {
+        assert_eq!(
+            log.drops.len(),
+            inputs,
+            "every datagram here is dropped once"
+        );
+        for reason in (0..DropReason::COUNT).filter_map(DropReason::from_index) {
+            let reported = log.drops.iter().filter(|d| d.reason == reason).count() as u64;
+            assert_eq!(
+                reported,
+                after.dropped(reason) - before.dropped(reason),
+                "{reason}: reported and counted drops differ"
+            );
+        }
+    }
+    // Each report names the datagram's sender and the type its prefix says.
+    let mut server_inputs = captured.iter().filter(|(_, to, _)| *to == w.server_address);
+    for drop in &server_log.drops {
+        let (from, _, bytes) = server_inputs.next().unwrap();
+        assert_eq!(drop.from, *from);
+        assert_eq!(
+            drop.packet_type,
+            netcode_proto::PacketType::from_u8(bytes[0] & 0x0f)
+        );
+    }
+    assert!(
+        server_log
+            .drops
+            .iter()
+            .any(|d| d.reason == DropReason::Packet(PacketError::Replayed))
+    );
+}

@@ -30,7 +30,7 @@ use crate::replay::ReplayProtection;
 use crate::session::{
     NUM_DISCONNECT_PACKETS, PACKET_SEND_INTERVAL, Payload, SendError, Sent, after,
 };
-use crate::stats::{DropReason, Stats};
+use crate::stats::{DropReason, DroppedDatagram, Stats};
 use crate::token::{ConnectToken, TokenError};
 
 /// What a client reports as it goes.
@@ -137,6 +137,14 @@ impl Client {
         self.attempt.as_ref().map(|a| a.server_address)
     }
 
+    /// The server addresses of the current connect token, in the order they
+    /// are tried (empty while there is no token: idle, or loopback).
+    pub fn token_server_addresses(&self) -> &[SocketAddr] {
+        self.token
+            .as_ref()
+            .map_or(&[], |t| t.server_addresses.as_slice())
+    }
+
     /// The sequence the next packet sent will carry.
     pub fn next_packet_sequence(&self) -> u64 {
         self.sequence
@@ -193,10 +201,12 @@ impl Client {
         datagram: &'b mut [u8],
         out: &mut O,
     ) -> Option<Payload<'b>> {
+        let prefix = datagram.first().copied();
         match self.process(now, from, datagram, out) {
             Ok(payload) => payload,
             Err(reason) => {
                 self.stats.count_drop(reason);
+                out.dropped(DroppedDatagram::new(from, prefix, reason));
                 None
             }
         }

@@ -50,7 +50,7 @@ use crate::packet::{
 use crate::session::{
     NUM_DISCONNECT_PACKETS, PACKET_SEND_INTERVAL, Payload, SendError, Sent, after,
 };
-use crate::stats::{DropReason, Stats};
+use crate::stats::{DropReason, DroppedDatagram, Stats};
 use crate::token::ChallengeToken;
 use index::Hasher;
 use tables::{FreeLists, TokenLookup};
@@ -394,10 +394,12 @@ impl<S: ServerStorage> Server<S> {
         out: &mut O,
     ) -> Option<(usize, Payload<'b>)> {
         self.time = now;
+        let prefix = datagram.first().copied();
         match self.process(now, from, datagram, out) {
             Ok(payload) => payload,
             Err(reason) => {
                 self.stats.count_drop(reason);
+                out.dropped(DroppedDatagram::new(from, prefix, reason));
                 None
             }
         }
