@@ -31,6 +31,7 @@ use netcode_examples::{
     Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS,
     Tally, describe, finish, payload, print_listening,
 };
+use netcode_mio::Registered;
 use netcode_mio::mio::{Events, Poll, Token};
 use netcode_mio::proto::Key;
 use netcode_mio::{

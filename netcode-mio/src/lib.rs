@@ -6,32 +6,33 @@
 //! caller's [`mio::Poll`] does all the waiting:
 //!
 //! 1. sleep in `poll.poll(&mut events, timeout)`, with `timeout` the
-//!    minimum of the servers' and clients' [`Server::poll_timeout`] (and
-//!    whatever else the loop waits for): the time until the protocol next
-//!    has a keep-alive to send or a timeout to apply, or `None` when only a
+//!    minimum of the servers' and clients' `poll_timeout` (and whatever
+//!    else the loop waits for): the time until the protocol next has a
+//!    keep-alive to send or a timeout to apply, or `None` when only a
 //!    datagram can make work;
-//! 2. hand each readable event to [`Server::handle_readable`] /
-//!    [`Client::handle_readable`], which read the socket of that token
-//!    until it would block, handling every datagram at once;
+//! 2. hand each readable event to [`Registered::handle_readable`], which
+//!    reads the socket of that token until it has no more, handling every
+//!    datagram at once;
 //! 3. call `update` to send what is due, then drain `poll_event`,
 //!    `receive_packet` and send as the C library's API does.
 //!
 //! Time is the caller's clock in seconds as `f64` (any monotonic epoch;
 //! only differences matter), as in `netcode-std`.
 //!
-//! This crate is thin: the protocol lives in [`netcode_proto`] (re-exported
-//! as [`proto`]), and the server and client around it, with their socket
-//! setup (buffer sizes, `IPV6_V6ONLY`, packet tagging), payload queues,
-//! buffer pool, event queue, clock and counters, are `netcode-std`'s,
-//! running on mio sockets through [`netcode_std::transport`]. What is here
-//! is the registration, the tokens and the readable events.
+//! [`Server`] and [`Client`] *are* `netcode-std`'s server and client, on
+//! mio sockets: the same protocol core, socket setup, batched datagram
+//! I/O, queues, events, clock, logging and counters, and the same C-style
+//! API, documented on [`netcode_std::Server`] and [`netcode_std::Client`].
+//! This crate adds what mio needs and nothing else: the [`Registered`]
+//! trait (constructors on a [`mio::Registry`], readable events,
+//! deregistration) and the socket type, [`RegisteredSocket`].
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::time::Instant;
 //! use mio::{Events, Poll, Token};
-//! use netcode_mio::{Client, ClientConfig, ClientState, Server, ServerConfig, proto::Key};
-//! use netcode_mio::ConnectTokenBuilder;
+//! use netcode_mio::{Client, ClientConfig, ClientState, Registered, Server, ServerConfig};
+//! use netcode_mio::{ConnectTokenBuilder, proto::Key};
 //!
 //! const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
 //! let key = Key::from_bytes([0x42; 32]);
@@ -74,19 +75,27 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
-mod client;
-mod server;
+mod registered;
 mod socket;
 
-pub use client::Client;
-pub use server::Server;
+pub use registered::Registered;
 pub use socket::RegisteredSocket;
+
+/// A netcode dedicated server in a mio event loop: [`netcode_std::Server`]
+/// on [`RegisteredSocket`]s, made with [`Registered::new`] or
+/// [`Registered::new_dual`].
+pub type Server = netcode_std::Server<RegisteredSocket>;
+
+/// A netcode client in a mio event loop: [`netcode_std::Client`] on
+/// [`RegisteredSocket`]s, made with [`Registered::new`] or
+/// [`Registered::new_dual`].
+pub type Client = netcode_std::Client<RegisteredSocket>;
 
 pub use mio;
 pub use netcode_proto as proto;
 pub use netcode_std as std_support;
 pub use netcode_std::{
-    ClientConfig, ClientEvent, ClientState, ConnectTokenBuilder, CreateError, DisconnectReason,
-    Family, MAX_CLIENTS, ReceivedPacket, SendError, ServerConfig, ServerError, ServerEvent,
-    ToAddress, TokenBuildError, TransportStats, generate_connect_token,
+    ClientConfig, ClientEvent, ClientState, ConnectError, ConnectTokenBuilder, CreateError,
+    DisconnectReason, Family, MAX_CLIENTS, ReceivedPacket, SendError, ServerConfig, ServerError,
+    ServerEvent, ToAddress, TokenBuildError, TransportStats, generate_connect_token,
 };

@@ -8,14 +8,19 @@ use mio::net::UdpSocket;
 use mio::{Interest, Registry, Token};
 use netcode_std::Family;
 use netcode_std::transport::Socket;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+use netcode_std::transport::{DatagramBuffer, Received, Transmit};
 
 /// One of a [`Server`](crate::Server)'s or [`Client`](crate::Client)'s
 /// sockets: a [`mio::net::UdpSocket`] registered for readable events under
-/// the caller's [`Token`].
+/// the caller's [`Token`]. On Linux and Android it reads and sends in
+/// batches (one `recvmmsg` / `sendmmsg` per 32 datagrams), as
+/// `netcode_std`'s own socket does.
 #[derive(Debug)]
 pub struct RegisteredSocket {
     socket: UdpSocket,
     token: Token,
+    family: Family,
 }
 
 impl RegisteredSocket {
@@ -31,6 +36,13 @@ impl RegisteredSocket {
     }
 }
 
+#[cfg(unix)]
+impl std::os::fd::AsFd for RegisteredSocket {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.socket.as_fd()
+    }
+}
+
 impl Socket for RegisteredSocket {
     fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
         self.socket.send_to(datagram, to)
@@ -38,6 +50,20 @@ impl Socket for RegisteredSocket {
 
     fn recv_from(&self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         self.socket.recv_from(buffer)
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn send_batch(&self, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
+        netcode_std::transport::linux::send_batch(self, datagrams)
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn recv_batch(
+        &self,
+        buffers: &mut [DatagramBuffer],
+        received: &mut [Received],
+    ) -> io::Result<usize> {
+        netcode_std::transport::linux::recv_batch(self, self.family, buffers, received)
     }
 }
 
@@ -56,7 +82,11 @@ pub(crate) fn adopt(
         };
         let mut socket = UdpSocket::from_std(socket);
         registry.register(&mut socket, token, Interest::READABLE)?;
-        Ok(RegisteredSocket { socket, token })
+        Ok(RegisteredSocket {
+            socket,
+            token,
+            family,
+        })
     }
 }
 
@@ -71,6 +101,3 @@ pub(crate) fn deregister<'a>(
     }
     Ok(())
 }
-
-/// Both families, for visiting a server's or client's sockets.
-pub(crate) const FAMILIES: [Family; 2] = [Family::V4, Family::V6];

@@ -9,8 +9,8 @@ use std::time::Duration;
 use common::*;
 use mio::{Events, Poll, Token};
 use netcode_mio::{
-    Client, ClientConfig, ClientState, CreateError, Family, MAX_CLIENTS, SendError, Server,
-    ServerError,
+    Client, ClientConfig, ClientState, CreateError, Family, MAX_CLIENTS, Registered, SendError,
+    Server, ServerError,
 };
 
 #[test]

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use mio::Token;
-use netcode_mio::{Client, ClientConfig, ClientState, Server};
+use netcode_mio::{Client, ClientConfig, ClientState, Registered, Server};
 
 /// How long each loop is watched idle.
 const IDLE: Duration = Duration::from_secs(2);

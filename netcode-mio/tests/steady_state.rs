@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::*;
 use mio::Token;
-use netcode_mio::{Client, ClientConfig, ClientState, Server};
+use netcode_mio::{Client, ClientConfig, ClientState, Registered, Server};
 
 #[global_allocator]
 static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
@@ -41,7 +41,7 @@ fn a_connected_turn_allocates_nothing() {
         event_loop.turn(&mut [&mut server, &mut client], cap);
         client.send_packet(&to_server).unwrap();
         server.send_packet(slot, &to_client).unwrap();
-        got_server += server.take_payloads(slot, &to_server);
+        got_server += take_server_payloads(&mut server, slot, &to_server);
         got_client += take_payloads(&mut client, &to_client);
     });
     assert!(got_server > 300 && got_client > 300);

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use common::*;
 use mio::Token;
-use netcode_mio::{Client, ClientConfig, ClientState, DisconnectReason, Server, ServerEvent};
+use netcode_mio::{
+    Client, ClientConfig, ClientState, DisconnectReason, Registered, Server, ServerEvent,
+};
 
 const SERVER: Token = Token(0);
 
@@ -62,7 +64,7 @@ fn sixty_four_mio_clients_on_a_mio_server() {
                 continue;
             };
             // Every payload from a client is answered.
-            for _ in 0..server.take_payloads(slot, &pattern(300, id)) {
+            for _ in 0..take_server_payloads(&mut server, slot, &pattern(300, id)) {
                 server.send_packet(slot, &pattern(200, id)).unwrap();
                 server_got[id as usize - 1] += 1;
             }
@@ -105,13 +107,16 @@ fn sixty_four_mio_clients_on_a_mio_server() {
 /// Connects `client` to `server` with a token listing `servers` and
 /// exchanges 1200-byte payloads until each side has one, in `event_loop`.
 /// Returns the client's slot.
-fn connect_and_exchange(
+fn connect_and_exchange<S: netcode_std::transport::Socket>(
     event_loop: &mut EventLoop,
-    server: &mut impl AnyServer,
+    server: &mut netcode_std::Server<S>,
     client: &mut Client,
     client_id: u64,
     servers: &[SocketAddr],
-) -> usize {
+) -> usize
+where
+    netcode_std::Server<S>: Peer,
+{
     client.connect(&token(client_id, servers)).unwrap();
     let (mut to_client, mut to_server) = (0, 0);
     event_loop.run_until("connection and a payload each way", |event_loop| {
@@ -120,9 +125,9 @@ fn connect_and_exchange(
             client.send_packet(&pattern(1200, 0)).unwrap();
         }
         let slot = client.client_index();
-        if server.std().client_id(slot) == Some(client_id) {
-            server.std().send_packet(slot, &pattern(1200, 1)).unwrap();
-            to_server += server.take_payloads(slot, &pattern(1200, 0));
+        if server.client_id(slot) == Some(client_id) {
+            server.send_packet(slot, &pattern(1200, 1)).unwrap();
+            to_server += take_server_payloads(server, slot, &pattern(1200, 0));
         }
         to_client += take_payloads(client, &pattern(1200, 1));
         to_client > 0 && to_server > 0
@@ -220,7 +225,7 @@ fn dual_stack_mio_server_over_both_families() {
     let v6 = server.secondary_address().unwrap();
     assert!(v4.is_ipv4() && v6.is_ipv6());
     assert_ne!(v6.port(), 0);
-    let tokens = |family| server.get_ref().socket(family).map(|s| s.token());
+    let tokens = |family| server.socket(family).map(|s| s.token());
     assert_eq!(tokens(netcode_mio::Family::V4), Some(SERVER));
     assert_eq!(tokens(netcode_mio::Family::V6), Some(Token(1)));
 

@@ -1,29 +1,54 @@
 //! The caller's clock: seconds as `f64`, as in the C library, turned into
-//! the `Duration`s the core works with, plus what `wait` needs to know how
-//! far the caller's clock has moved since the last update.
+//! the `Duration`s the core works with, by a rule that no value can break.
 //!
-//! Only differences of the caller's times matter, so the core's time is
-//! counted from the first update: a client may call `connect` before its
-//! first `update` (the connect then happens at the first update's time)
-//! with a clock of any epoch, and no connect attempt looks hours old.
+//! The core's time only ever moves forward, by the steps of the caller's
+//! clock:
+//!
+//! * the first finite time anchors the caller's clock; the core's time
+//!   starts at zero there (so only differences matter, and a `connect`
+//!   before the first update starts at the first update's time);
+//! * each later finite time moves the core's time forward by its distance
+//!   from the previous one, but by at most [`MAX_TIME_STEP`];
+//! * a time earlier than the previous one moves nothing, and becomes the
+//!   new reference (a clock that was reset, or a bogus value followed by
+//!   good ones, resumes at once);
+//! * a non-finite time (NaN, infinity) is ignored altogether.
+//!
+//! So `update(f64::INFINITY)`, `update(1e300)` or a jump of 10^6 s cost a
+//! second of protocol time at most, and the sessions carry on: keep-alives
+//! still go out, silent clients still time out. A clock that stays stuck
+//! (a huge value that the next steps are too small to move) freezes the
+//! protocol until it moves again; the host logs each kind of anomaly.
 
 use std::time::{Duration, Instant};
 
-/// `seconds` as a `Duration`; negative or NaN is zero, too large saturates.
-pub(crate) fn from_seconds(seconds: f64) -> Duration {
-    if seconds.is_nan() || seconds <= 0.0 {
-        return Duration::ZERO;
-    }
-    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+/// The longest step one call can move the protocol's clock: a forward jump
+/// of the caller's clock beyond this counts as this much.
+///
+/// One second is far more than a frame and far less than any timeout, so
+/// a single bogus time cannot time out every client at once, while a
+/// stalled loop that resumes only delays timeouts by the stall beyond it.
+pub const MAX_TIME_STEP: Duration = Duration::from_secs(1);
+
+/// What was wrong with a time handed to the host, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TimeAnomaly {
+    /// NaN or infinite: ignored.
+    NotFinite,
+    /// Earlier than the previous time: the protocol's clock stood still.
+    Backward,
+    /// A forward step longer than [`MAX_TIME_STEP`]: counted as that.
+    Jump,
 }
 
-/// The core's time at the last update, and when (in real time) it was given.
+/// The core's time at the last update, the caller's time it came from,
+/// and when (in real time) it was given.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Clock {
     /// The core's time at the last update (zero before the first).
     pub(crate) now: Duration,
-    /// The caller's time at the first update.
-    epoch: Option<Duration>,
+    /// The caller's last finite time.
+    last: Option<f64>,
     updated_at: Option<Instant>,
 }
 
@@ -31,27 +56,44 @@ impl Clock {
     pub(crate) fn new() -> Self {
         Self {
             now: Duration::ZERO,
-            epoch: None,
+            last: None,
             updated_at: None,
         }
     }
 
-    /// Records an update at the caller's time `seconds`; returns the core's
-    /// time for it. Time never runs backwards for the core.
-    pub(crate) fn update(&mut self, seconds: f64) -> Duration {
-        self.epoch.get_or_insert(from_seconds(seconds));
-        self.now = self.core_time(seconds);
+    /// Records an update at the caller's time `seconds` by the module's
+    /// rule; returns the core's time for it and what was wrong with
+    /// `seconds`, if anything.
+    pub(crate) fn update(&mut self, seconds: f64) -> (Duration, Option<TimeAnomaly>) {
+        let (step, anomaly) = self.step(seconds);
+        self.now = self.now.saturating_add(step);
+        if seconds.is_finite() {
+            self.last = Some(seconds);
+        }
         self.updated_at = Some(Instant::now());
-        self.now
+        (self.now, anomaly)
     }
 
-    /// The core's time at the caller's time `seconds`, without recording
-    /// it: never before the last update's (and, before the first update,
-    /// zero).
-    fn core_time(&self, seconds: f64) -> Duration {
-        self.epoch.map_or(self.now, |epoch| {
-            self.now.max(from_seconds(seconds).saturating_sub(epoch))
-        })
+    /// How far the rule moves the core's clock for the caller's time
+    /// `seconds`, without recording it.
+    fn step(&self, seconds: f64) -> (Duration, Option<TimeAnomaly>) {
+        if !seconds.is_finite() {
+            return (Duration::ZERO, Some(TimeAnomaly::NotFinite));
+        }
+        let Some(last) = self.last else {
+            return (Duration::ZERO, None);
+        };
+        let delta = seconds - last;
+        if delta < 0.0 {
+            (Duration::ZERO, Some(TimeAnomaly::Backward))
+        } else if delta > MAX_TIME_STEP.as_secs_f64() {
+            (MAX_TIME_STEP, Some(TimeAnomaly::Jump))
+        } else {
+            // Finite, non-negative and at most a second (a difference of
+            // two finite values can still overflow to infinity, which the
+            // branch above caught).
+            (Duration::from_secs_f64(delta), None)
+        }
     }
 
     /// How long from the caller's time `seconds` until the core needs an
@@ -67,7 +109,8 @@ impl Clock {
         if backlog {
             return Some(Duration::ZERO);
         }
-        deadline.map(|d| d.saturating_sub(self.core_time(seconds)))
+        let at = self.now.saturating_add(self.step(seconds).0);
+        deadline.map(|d| d.saturating_sub(at))
     }
 
     /// How long from now until the core's clock reads `deadline`, assuming
@@ -83,20 +126,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seconds_convert_and_clamp() {
-        assert_eq!(from_seconds(1.5), Duration::from_millis(1500));
-        assert_eq!(from_seconds(-3.0), Duration::ZERO);
-        assert_eq!(from_seconds(f64::NAN), Duration::ZERO);
-        assert_eq!(from_seconds(f64::INFINITY), Duration::MAX);
-        assert_eq!(from_seconds(1e30), Duration::MAX);
+    fn steps_follow_the_callers_clock_from_its_first_value() {
+        let mut clock = Clock::new();
+        assert_eq!(clock.update(5000.0), (Duration::ZERO, None));
+        assert_eq!(clock.update(5000.25), (Duration::from_millis(250), None));
+        assert_eq!(clock.update(5000.75), (Duration::from_millis(750), None));
     }
 
     #[test]
-    fn core_time_counts_from_the_first_update_and_never_goes_back() {
+    fn bogus_times_cost_at_most_one_step() {
         let mut clock = Clock::new();
-        assert_eq!(clock.update(5000.0), Duration::ZERO);
-        assert_eq!(clock.update(5001.5), Duration::from_millis(1500));
-        assert_eq!(clock.update(4000.0), Duration::from_millis(1500));
+        clock.update(10.0);
+        assert_eq!(
+            clock.update(f64::NAN),
+            (Duration::ZERO, Some(TimeAnomaly::NotFinite))
+        );
+        assert_eq!(clock.update(f64::INFINITY).1, Some(TimeAnomaly::NotFinite));
+        assert_eq!(
+            clock.update(f64::NEG_INFINITY).1,
+            Some(TimeAnomaly::NotFinite)
+        );
+        assert_eq!(clock.update(10.5), (Duration::from_millis(500), None));
+        assert_eq!(
+            clock.update(1e300),
+            (Duration::from_millis(1500), Some(TimeAnomaly::Jump))
+        );
+        // Back to the real clock: it stands still once, then moves again.
+        assert_eq!(
+            clock.update(10.6),
+            (Duration::from_millis(1500), Some(TimeAnomaly::Backward))
+        );
+        assert_eq!(clock.update(10.7).0, Duration::from_millis(1600));
+        // A huge difference of finite values (f64::MAX - -f64::MAX is
+        // infinite) is a jump too.
+        clock.update(-f64::MAX);
+        assert_eq!(clock.update(f64::MAX).1, Some(TimeAnomaly::Jump));
     }
 
     #[test]
@@ -121,6 +185,10 @@ mod tests {
             clock.poll_timeout(deadline, true, 5000.0),
             Some(Duration::ZERO)
         );
+        assert_eq!(
+            clock.poll_timeout(deadline, false, f64::NAN),
+            Some(Duration::from_secs(1))
+        );
         assert_eq!(clock.poll_timeout(None, false, 5000.0), None);
     }
 
@@ -128,9 +196,9 @@ mod tests {
     fn until_counts_from_the_last_update() {
         let mut clock = Clock::new();
         clock.update(100.0);
-        clock.update(110.0);
-        let left = clock.until(Duration::from_secs(11));
-        assert!(left <= Duration::from_secs(1) && left > Duration::from_millis(900));
-        assert_eq!(clock.until(Duration::from_secs(9)), Duration::ZERO);
+        clock.update(100.5);
+        let left = clock.until(Duration::from_secs(1));
+        assert!(left <= Duration::from_millis(500) && left > Duration::from_millis(400));
+        assert_eq!(clock.until(Duration::from_millis(100)), Duration::ZERO);
     }
 }

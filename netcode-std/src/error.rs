@@ -3,6 +3,8 @@
 use std::io;
 use std::net::SocketAddr;
 
+use netcode_proto::token::TokenError;
+
 use crate::address::AddressParseError;
 
 /// An IP address family.
@@ -115,5 +117,49 @@ impl std::error::Error for CreateError {
             | Self::Register { source, .. } => Some(source),
             Self::SameFamily(_) | Self::AddrInUse { .. } | Self::AllocateServer => None,
         }
+    }
+}
+
+/// Why [`Client::connect`](crate::Client::connect) refused a connect token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The token could not be read; the client is now in
+    /// `InvalidConnectToken`, as in the C library.
+    Token(TokenError),
+    /// Every server address in the token is of a family this client has no
+    /// socket for (an IPv4-only client given a token of IPv6 addresses, or
+    /// the reverse); nothing changed. A client made with `new_dual` can
+    /// reach both families.
+    Unreachable {
+        /// The family of the client's only socket.
+        client: Family,
+    },
+}
+
+impl core::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Token(e) => write!(f, "invalid connect token: {e}"),
+            Self::Unreachable { client } => write!(
+                f,
+                "the connect token lists no {client} server address, and this client has only an {client} socket"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConnectError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Token(e) => Some(e),
+            Self::Unreachable { .. } => None,
+        }
+    }
+}
+
+impl From<TokenError> for ConnectError {
+    fn from(e: TokenError) -> Self {
+        Self::Token(e)
     }
 }

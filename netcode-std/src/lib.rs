@@ -58,10 +58,13 @@
 )]
 
 mod address;
+mod batch;
 mod client;
 mod clock;
 mod error;
 mod events;
+mod link;
+mod logging;
 mod loopback;
 mod packet;
 mod random;
@@ -73,18 +76,23 @@ mod token;
 pub mod transport;
 
 pub use address::{AddressParseError, ToAddress, parse_address};
+pub use batch::{Batch, Batching};
 pub use client::{Client, ClientConfig};
-pub use error::{CreateError, Family};
+pub use clock::MAX_TIME_STEP;
+pub use error::{ConnectError, CreateError, Family};
 pub use events::EVENT_QUEUE_SIZE;
-pub use loopback::{LoopbackPacket, transfer_loopback};
+pub use loopback::transfer_loopback;
 pub use netcode_proto as proto;
 pub use netcode_proto::client::{ClientEvent, ClientState, LoopbackError};
 pub use netcode_proto::server::{DisconnectReason, ServerError, ServerEvent};
 pub use netcode_proto::session::SendError;
 pub use packet::{PACKET_QUEUE_SIZE, ReceivedPacket};
 pub use random::{OsRandom, RandomError, os_random, random_bytes, random_key};
-pub use server::{MAX_CLIENTS, SERVER_LOOPBACK_QUEUE_SIZE, Server, ServerConfig};
-pub use socket::{DEFAULT_SOCKET_BUFFER_BYTES, MIN_SOCKET_BUFFER_BYTES, PACKET_TAGGING_TOS};
+pub use server::{BindMode, MAX_CLIENTS, SERVER_LOOPBACK_QUEUE_SIZE, Server, ServerConfig};
+pub use socket::{
+    DEFAULT_SOCKET_BUFFER_BYTES, DSCP_EF_TOS, MIN_SOCKET_BUFFER_BYTES, PACKET_TAGGING_TOS,
+    PacketTagging,
+};
 pub use stats::TransportStats;
 pub use time::unix_time;
 pub use token::{ConnectTokenBuilder, TokenBuildError, TokenRequest, generate_connect_token};

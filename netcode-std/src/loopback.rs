@@ -3,10 +3,11 @@
 //!
 //! The C library hands each loopback payload to a callback the application
 //! sets. Here each side keeps what it sends to a loopback peer in an outbox
-//! instead: [`Server::poll_loopback_packet`](crate::Server::poll_loopback_packet)
-//! and [`Client::poll_loopback_packet`](crate::Client::poll_loopback_packet)
-//! drain them, and `process_loopback_packet` on the other side delivers.
-//! [`transfer_loopback`] does both directions for one server and one client.
+//! instead: [`Server::poll_loopback_packet`] and
+//! [`Client::poll_loopback_packet`] drain them, and
+//! `process_loopback_packet` on the other side delivers.
+//! [`transfer_loopback`] does both directions for one server and one
+//! client, through those public methods only.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -27,18 +28,8 @@
 //! ```
 
 use crate::client::Client;
-use crate::packet::ReceivedPacket;
 use crate::server::Server;
 use crate::transport::Socket;
-
-/// A payload a server sent to the loopback client of one slot.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoopbackPacket {
-    /// The slot of the loopback client it is for.
-    pub client_index: usize,
-    /// The payload and its sequence.
-    pub packet: ReceivedPacket,
-}
 
 /// Moves every pending loopback payload between `server` and `client`, in
 /// both directions: what the client sent goes to its slot on the server,
@@ -63,14 +54,14 @@ pub fn transfer_loopback<S: Socket, C: Socket>(
         }
         client.free_packet(packet);
     }
-    while let Some(held) = server.take_loopback_packet_for(index) {
+    while let Some(packet) = server.poll_loopback_packet(index) {
         if client
-            .process_loopback_packet(held.packet.data(), held.packet.sequence())
+            .process_loopback_packet(packet.data(), packet.sequence())
             .is_ok()
         {
             delivered += 1;
         }
-        server.free_packet(held.packet);
+        server.free_packet(packet);
     }
     delivered
 }

@@ -7,11 +7,19 @@ use netcode_proto::stats::Stats;
 /// The protocol's own counters (packets by type, drops by reason) are in
 /// `stats()`; these say what happened around them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TransportStats {
     /// Datagrams read from the sockets.
     pub datagrams_received: u64,
     /// Datagrams handed to the operating system.
     pub datagrams_sent: u64,
+    /// Calls to the sockets' batched receive (`Socket::recv_batch`; on
+    /// Linux one `recvmmsg` each, including the last one that finds the
+    /// socket empty).
+    pub receive_calls: u64,
+    /// Calls to the sockets' batched send (`Socket::send_batch`; on Linux
+    /// one `sendmmsg`, or one `sendto` for a single datagram).
+    pub send_calls: u64,
     /// Sends the operating system refused (full buffer, unreachable, ...).
     pub send_errors: u64,
     /// Sends to an address family this client or server has no socket for.
@@ -23,6 +31,13 @@ pub struct TransportStats {
     pub queue_full: u64,
     /// Events dropped because nobody drained the event queue.
     pub events_dropped: u64,
+    /// Times passed to `update` (or `drain_socket`) that were not finite
+    /// and were ignored.
+    pub times_not_finite: u64,
+    /// Times earlier than the previous one: the clock stood still.
+    pub times_backward: u64,
+    /// Forward steps longer than `MAX_TIME_STEP`, counted as that.
+    pub time_jumps: u64,
 }
 
 /// Adds every counter of `from` to `into`.

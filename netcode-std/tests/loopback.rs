@@ -75,12 +75,15 @@ fn loopback_client_beside_a_network_client() {
 
     // The manual route works too.
     server.send_packet(0, b"manual").unwrap();
-    let held = server.poll_loopback_packet().unwrap();
-    assert_eq!(held.client_index, 0);
+    assert!(
+        server.poll_loopback_packet(1).is_none(),
+        "held for slot 0 only"
+    );
+    let held = server.poll_loopback_packet(0).unwrap();
     local
-        .process_loopback_packet(held.packet.data(), held.packet.sequence())
+        .process_loopback_packet(held.data(), held.sequence())
         .unwrap();
-    server.free_packet(held.packet);
+    server.free_packet(held);
     assert_eq!(local.receive_packet().unwrap().data(), b"manual");
 
     // disconnect_all leaves the loopback slot alone.
@@ -159,5 +162,6 @@ fn transfer_routes_by_slot() {
     assert!(a.receive_packet().is_none());
     assert_eq!(transfer_loopback(&mut server, &mut b), 1);
     assert_eq!(b.receive_packet().unwrap().data(), b"for b");
-    assert!(server.poll_loopback_packet().is_none());
+    assert!(server.poll_loopback_packet(0).is_none());
+    assert!(server.poll_loopback_packet(2).is_none());
 }

@@ -8,7 +8,9 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use common::*;
-use netcode_std::{Client, ClientConfig, ClientState, DisconnectReason, Server, ServerEvent};
+use netcode_std::{
+    Client, ClientConfig, ClientState, DisconnectReason, PacketTagging, Server, ServerEvent,
+};
 
 /// 64 clients connect to one server and payloads flow both ways, each
 /// checked byte for byte; then they all disconnect.
@@ -284,11 +286,11 @@ fn packet_tagging_sockets_connect() {
     }
     for (i, host) in hosts.into_iter().enumerate() {
         let mut server_config = config();
-        server_config.packet_tagging = true;
+        server_config.packet_tagging = PacketTagging::ExpeditedForwarding;
         let mut server = Server::new(host, server_config).unwrap();
         server.start(1).unwrap();
         let mut client_config = ClientConfig::default();
-        client_config.packet_tagging = true;
+        client_config.packet_tagging = PacketTagging::Reference;
         let mut client = Client::with_config(host, client_config).unwrap();
         let address = server.public_address();
         connect_and_exchange(epoch, &mut server, &mut client, i as u64 + 1, &[address]);

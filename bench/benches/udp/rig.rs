@@ -30,6 +30,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+use netcode_mio::Registered;
 use std::io::{self, ErrorKind};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};

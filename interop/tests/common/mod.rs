@@ -8,6 +8,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use netcode as official;
+use netcode_mio::Registered;
 use netcode_mio::mio::{Events, Poll, Token};
 use netcode_std::proto::Key;
 use netcode_std::transport::Socket;
@@ -97,7 +98,7 @@ pub trait OurClient {
 }
 
 impl OurServer for netcode_std::Server {
-    type Socket = std::net::UdpSocket;
+    type Socket = netcode_std::transport::StdSocket;
     fn step(&mut self, t: f64) {
         self.update(t);
     }
@@ -107,7 +108,7 @@ impl OurServer for netcode_std::Server {
 }
 
 impl OurClient for netcode_std::Client {
-    type Socket = std::net::UdpSocket;
+    type Socket = netcode_std::transport::StdSocket;
     fn step(&mut self, t: f64) {
         self.update(t);
     }
@@ -177,7 +178,7 @@ impl OurServer for Polled<netcode_mio::Server> {
         self.pump(t, Server::handle_readable, Server::update);
     }
     fn server(&mut self) -> &mut netcode_std::Server<Self::Socket> {
-        self.inner.get_mut()
+        &mut self.inner
     }
 }
 
@@ -188,7 +189,7 @@ impl OurClient for Polled<netcode_mio::Client> {
         self.pump(t, Client::handle_readable, Client::update);
     }
     fn client(&mut self) -> &mut netcode_std::Client<Self::Socket> {
-        self.inner.get_mut()
+        &mut self.inner
     }
 }
 

@@ -11,6 +11,7 @@ pub use std_common::*;
 use std::time::{Duration, Instant};
 
 use mio::{Events, Poll, Registry, Token};
+use netcode_mio::Registered;
 use netcode_std::transport::Socket;
 
 /// Something the event loop drives: it says how long it may sleep, takes
@@ -61,38 +62,20 @@ mio_peer!(netcode_mio::Client);
 std_peer!(netcode_std::Server);
 std_peer!(netcode_std::Client);
 
-/// A mio or a std server, seen through the std API (which a mio server
-/// runs on).
-pub trait AnyServer: Peer {
-    type Socket: Socket;
-    fn std(&mut self) -> &mut netcode_std::Server<Self::Socket>;
-
-    /// Takes every payload waiting from `slot`, each of which must be
-    /// `expected`; returns how many there were.
-    fn take_payloads(&mut self, slot: usize, expected: &[u8]) -> usize {
-        let server = self.std();
-        let mut count = 0;
-        while let Some(packet) = server.receive_packet(slot) {
-            assert_eq!(packet.data(), expected, "payload from slot {slot}");
-            count += 1;
-            server.free_packet(packet);
-        }
-        count
+/// Takes every payload waiting from `slot` of `server`, each of which must
+/// be `expected`; returns how many there were.
+pub fn take_server_payloads<S: Socket>(
+    server: &mut netcode_std::Server<S>,
+    slot: usize,
+    expected: &[u8],
+) -> usize {
+    let mut count = 0;
+    while let Some(packet) = server.receive_packet(slot) {
+        assert_eq!(packet.data(), expected, "payload from slot {slot}");
+        count += 1;
+        server.free_packet(packet);
     }
-}
-
-impl AnyServer for netcode_mio::Server {
-    type Socket = netcode_mio::RegisteredSocket;
-    fn std(&mut self) -> &mut netcode_std::Server<Self::Socket> {
-        self.get_mut()
-    }
-}
-
-impl AnyServer for netcode_std::Server {
-    type Socket = std::net::UdpSocket;
-    fn std(&mut self) -> &mut netcode_std::Server<Self::Socket> {
-        self
-    }
+    count
 }
 
 /// Takes every payload waiting at a mio `client`, each of which must be

@@ -1,51 +1,57 @@
-//! The client's side of the core's [`Output`]: sockets, state-change
-//! events, the payload queue and the loopback outbox.
+//! The client's side of the core's [`Output`]: the link to the sockets,
+//! state-change events, the payload queue, the loopback outbox, and the
+//! log.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 
-use netcode_proto::client::ClientEvent;
+use netcode_proto::client::{ClientEvent, ClientState};
+use netcode_proto::constants::MAX_SERVERS_PER_CONNECT;
 use netcode_proto::io::Output;
+use netcode_proto::stats::DroppedDatagram;
 
 use crate::events::EventQueue;
+use crate::link::{HasLink, Link};
+use crate::logging::{DropLog, TARGET};
 use crate::packet::{PACKET_QUEUE_SIZE, PacketPool, PacketQueue, ReceivedPacket};
-use crate::socket::{SendFailure, SocketIo, Sockets};
-use crate::stats::TransportStats;
 use crate::transport::Socket;
 
 #[derive(Debug)]
 pub(crate) struct ClientIo<S> {
-    pub(crate) sockets: Sockets<S>,
+    pub(crate) link: Link<S>,
     pub(crate) events: EventQueue<ClientEvent>,
     pub(crate) queue: PacketQueue,
     pub(crate) pool: PacketPool,
     pub(crate) loopback: VecDeque<ReceivedPacket>,
-    pub(crate) stats: TransportStats,
+    pub(crate) log: DropLog,
+    /// The current token's server addresses, for the log of a failure.
+    pub(crate) servers: heapless::Vec<SocketAddr, MAX_SERVERS_PER_CONNECT>,
 }
 
-impl<S> ClientIo<S> {
-    pub(crate) fn new(sockets: Sockets<S>) -> Self {
+impl<S: Socket> ClientIo<S> {
+    pub(crate) fn new(link: Link<S>) -> Self {
         Self {
-            sockets,
+            link,
             events: EventQueue::new(),
             queue: PacketQueue::default(),
             pool: PacketPool::new(PACKET_QUEUE_SIZE),
             loopback: VecDeque::new(),
-            stats: TransportStats::default(),
+            log: DropLog::new(),
+            servers: heapless::Vec::new(),
         }
     }
 
     /// Queues a received payload, or counts it dropped.
     pub(crate) fn enqueue(&mut self, data: &[u8], sequence: u64) {
         if !self.queue.push(&mut self.pool, data, sequence) {
-            self.stats.queue_full += 1;
+            self.link.stats.queue_full += 1;
         }
     }
 
     /// Holds a payload for the in-process server.
     pub(crate) fn push_loopback(&mut self, data: &[u8], sequence: u64) {
         if self.loopback.len() >= PACKET_QUEUE_SIZE {
-            self.stats.queue_full += 1;
+            self.link.stats.queue_full += 1;
             return;
         }
         let packet = self.pool.packet(data, sequence);
@@ -53,24 +59,21 @@ impl<S> ClientIo<S> {
     }
 }
 
-impl<S> SocketIo<S> for ClientIo<S> {
-    fn parts(&mut self) -> (&mut Sockets<S>, &mut TransportStats) {
-        (&mut self.sockets, &mut self.stats)
+impl<S> HasLink<S> for ClientIo<S> {
+    fn link(&mut self) -> &mut Link<S> {
+        &mut self.link
     }
 }
 
 impl<S: Socket> Output<ClientEvent> for ClientIo<S> {
     fn send(&mut self, to: SocketAddr, datagram: &[u8]) {
-        match self.sockets.send(to, datagram) {
-            Ok(()) => self.stats.datagrams_sent += 1,
-            Err(SendFailure::NoSocket) => self.stats.send_no_socket += 1,
-            Err(SendFailure::Os) => self.stats.send_errors += 1,
-        }
+        self.link.send(to, datagram);
     }
 
     fn event(&mut self, event: ClientEvent) {
+        let ClientEvent::StateChanged { from, to } = event;
+        log_state_change(from, to, &self.servers);
         // Leaving the connection empties the queues, as in the reference.
-        let ClientEvent::StateChanged { to, .. } = event;
         if !to.is_active() {
             self.queue.clear(&mut self.pool);
             while let Some(packet) = self.loopback.pop_front() {
@@ -78,5 +81,48 @@ impl<S: Socket> Output<ClientEvent> for ClientIo<S> {
             }
         }
         self.events.push(event);
+    }
+
+    fn dropped(&mut self, dropped: DroppedDatagram) {
+        self.log.dropped(dropped, false);
+    }
+}
+
+/// Logs a state change: failures at `warn` with the addresses tried and
+/// what to check, the rest at `info`.
+fn log_state_change(from: ClientState, to: ClientState, servers: &[SocketAddr]) {
+    let servers = AddressList(servers);
+    let hint = match to {
+        ClientState::ConnectionRequestTimedOut => {
+            "no server answered: is one running there, reachable, and listed in the token under the public address it was given?"
+        }
+        ClientState::ConnectionResponseTimedOut => {
+            "a server answered the request but not the response"
+        }
+        ClientState::ConnectionDenied => "every server that answered was full",
+        ClientState::ConnectTokenExpired => {
+            "the connect token expired before a connection was made"
+        }
+        ClientState::ConnectionTimedOut => "the server went silent",
+        _ => {
+            log::info!(target: TARGET, "client: {from} -> {to}");
+            return;
+        }
+    };
+    log::warn!(target: TARGET, "client: {to} (tried {servers}): {hint}");
+}
+
+/// Addresses, comma-separated.
+struct AddressList<'a>(&'a [SocketAddr]);
+
+impl core::fmt::Display for AddressList<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, address) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{address}")?;
+        }
+        Ok(())
     }
 }

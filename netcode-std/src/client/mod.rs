@@ -1,35 +1,44 @@
-//! A netcode client on `std::net` UDP sockets, with the C library's API.
+//! A netcode client on UDP sockets, with the C library's API: creation,
+//! connecting and the clock that drives it (this file); payloads, events
+//! and loopback mode ([`session`]); the core's output ([`io`]).
 //!
 //! Every protocol decision is made by the sans-IO
 //! [`netcode_proto::client::Client`] inside; this type moves datagrams
-//! between it and its socket, keeps the time, and queues received payloads
-//! and state changes for the application.
+//! between it and its socket in batches, keeps the time, and queues
+//! received payloads and state changes for the application.
 
 mod config;
 mod io;
+mod session;
 
 pub use config::ClientConfig;
 
 use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
-use netcode_proto::client::{Client as Core, ClientEvent, ClientState, LoopbackError};
-use netcode_proto::constants::MAX_PACKET_BYTES;
-use netcode_proto::session::{SendError, Sent};
+use netcode_proto::ConnectToken;
+use netcode_proto::client::{Client as Core, ClientState};
 use netcode_proto::stats::Stats;
-use netcode_proto::token::TokenError;
 
 use crate::address::ToAddress;
-use crate::clock::Clock;
-use crate::error::{CreateError, Family};
-use crate::packet::ReceivedPacket;
+use crate::batch::{Batch, Batching, sealed};
+use crate::clock::{Clock, TimeAnomaly};
+use crate::error::{ConnectError, CreateError, Family};
+use crate::link::{self, Inbox, Link, Outbox};
+use crate::logging::TARGET;
 use crate::socket::{self, SocketOptions, Sockets};
 use crate::stats::TransportStats;
-use crate::transport::Socket;
+use crate::transport::{Socket, StdSocket};
 use io::ClientIo;
 
 /// Datagrams read in one update at most; the rest wait for the next one.
 const MAX_RECEIVE_PER_UPDATE: usize = 1024;
+
+/// Datagrams a client reads per batch: it hears from one server.
+const RECEIVE_BATCH: usize = 8;
+
+/// Datagrams a client holds before sending: a disconnect's ten fit.
+const SEND_BATCH: usize = 16;
 
 /// A netcode client on one UDP socket, or two (one per family).
 ///
@@ -41,12 +50,13 @@ const MAX_RECEIVE_PER_UPDATE: usize = 1024;
 /// also reported as events, drained with [`poll_event`](Self::poll_event).
 ///
 /// It reads only the socket of its current server's address family, as the
-/// reference does.
+/// reference does. Datagrams leave before the call that produced them
+/// returns, or together at the end of a [`batch`](Self::batch).
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::time::{Duration, Instant};
-/// use netcode_std::{Client, proto::client::ClientState};
+/// use netcode_std::{Client, ClientState};
 ///
 /// # let token = [0u8; 2048];
 /// let mut client = Client::new_dual("0.0.0.0", "::")?;
@@ -69,18 +79,20 @@ const MAX_RECEIVE_PER_UPDATE: usize = 1024;
 /// # Ok(()) }
 /// ```
 ///
-/// The type parameter is the socket type: [`std::net::UdpSocket`] unless a
+/// The type parameter is the socket type: [`StdSocket`] unless a
 /// transport such as `netcode-mio` builds the client with
 /// [`bind_with`](Self::bind_with) (see [`transport`](crate::transport)).
 #[derive(Debug)]
-pub struct Client<S: Socket = UdpSocket> {
+pub struct Client<S: Socket = StdSocket> {
     core: Core,
     io: ClientIo<S>,
+    inbox: Inbox,
     clock: Clock,
-    buffer: Box<[u8; MAX_PACKET_BYTES]>,
+    /// Whether a [`Batch`] holds the outgoing datagrams.
+    batching: bool,
 }
 
-impl Client<UdpSocket> {
+impl Client<StdSocket> {
     /// A disconnected client with one socket bound to `address`, for
     /// example `"0.0.0.0"` (any interface, ephemeral port) or
     /// `"127.0.0.1:50000"`. It can reach servers of that address's family
@@ -123,8 +135,10 @@ impl Client<UdpSocket> {
             .core
             .next_deadline()
             .map_or(max, |d| self.clock.until(d).min(max));
-        let socket = self.server_family().and_then(|f| self.io.sockets.get(f));
-        socket::wait(socket, timeout)
+        let socket = self
+            .server_family()
+            .and_then(|f| self.io.link.sockets.get(f));
+        socket::wait(socket.map(|s| &**s), timeout)
     }
 }
 
@@ -149,57 +163,109 @@ impl<S: Socket> Client<S> {
         let sockets = Sockets::bind(first, second, &options, adopt)?;
         Ok(Self {
             core: Core::new(),
-            io: ClientIo::new(sockets),
+            io: ClientIo::new(Link::new(sockets, Outbox::new(SEND_BATCH))),
+            inbox: Inbox::new(RECEIVE_BATCH),
             clock: Clock::new(),
-            buffer: Box::new([0; MAX_PACKET_BYTES]),
+            batching: false,
         })
     }
 
     /// Starts connecting with a connect token (2048 bytes) from the web
-    /// backend. Disconnects first if connecting or connected. An unreadable
-    /// token moves the client to [`ClientState::InvalidConnectToken`] and
-    /// returns why; otherwise the first connection request leaves at the
-    /// next [`update`](Self::update).
+    /// backend. Disconnects first if connecting or connected.
+    ///
+    /// An unreadable token moves the client to
+    /// [`ClientState::InvalidConnectToken`] and returns why. A token none
+    /// of whose server addresses this client's sockets can reach (all
+    /// IPv6 for an IPv4-only client, say) is refused with
+    /// [`ConnectError::Unreachable`] and changes nothing. Otherwise the
+    /// first connection request leaves at the next [`update`](Self::update);
+    /// addresses of a family the client cannot reach are still tried in
+    /// turn, and time out (the log says so).
     ///
     /// As in the C library, the attempt starts at the time of the last
     /// update (or of the first update, when there was none yet).
-    pub fn connect(&mut self, connect_token: &[u8]) -> Result<(), TokenError> {
-        self.core
-            .connect(self.clock.now, connect_token, &mut self.io)
+    pub fn connect(&mut self, connect_token: &[u8]) -> Result<(), ConnectError> {
+        if let Ok(token) = ConnectToken::read(connect_token) {
+            let families: heapless::Vec<Family, 2> = self.io.link.sockets.families().collect();
+            let reachable = |a: &SocketAddr| families.contains(&Family::of(a));
+            let unreachable = token.server_addresses.iter().filter(|a| !reachable(a));
+            let unreachable = unreachable.count();
+            if unreachable == token.server_addresses.len()
+                && let [client] = families[..]
+            {
+                log::warn!(target: TARGET, "client: connect token refused: no {client} server address in it");
+                return Err(ConnectError::Unreachable { client });
+            }
+            if unreachable > 0 {
+                log::warn!(
+                    target: TARGET,
+                    "client: {unreachable} server address(es) of the connect token are of a family this client has no socket for; they will time out"
+                );
+            }
+        }
+        let result = self
+            .core
+            .connect(self.clock.now, connect_token, &mut self.io);
+        self.io.servers.clear();
+        for address in self.core.token_server_addresses() {
+            let _ = self.io.servers.push(*address);
+        }
+        self.finish();
+        result.map_err(ConnectError::Token)
     }
 
     /// Advances the client to `time`, the caller's clock in seconds (any
-    /// monotonic clock; only differences matter): reads and handles every
-    /// datagram waiting on the socket of the server's family, then sends
-    /// what is due and applies token expiry and timeouts.
+    /// monotonic clock; only differences matter, and bogus values are
+    /// survived: see [`MAX_TIME_STEP`](crate::MAX_TIME_STEP)): reads and
+    /// handles every datagram waiting on the socket of the server's family,
+    /// then sends what is due and applies token expiry and timeouts.
     pub fn update(&mut self, time: f64) {
-        self.drain_socket(time);
-        self.core.update(self.clock.now, &mut self.io);
+        let now = self.advance(time);
+        self.receive(now);
+        self.core.update(now, &mut self.io);
+        self.finish();
     }
 
     /// Reads and handles the datagrams waiting on the socket of the
     /// server's family at the caller's `time` (in seconds, as for
     /// [`update`](Self::update)), without sending or applying timeouts:
     /// what an event loop calls when that socket becomes readable. Reads
-    /// until the socket would block, or 1024 datagrams; in the second case
+    /// until the socket has no more, or 1024 datagrams; in the second case
     /// [`poll_timeout`](Self::poll_timeout) is zero until the rest is read.
     /// Does nothing but keep the time while the client has no server (or
     /// is a loopback client); the other family's socket is never read, as
     /// in the reference.
     pub fn drain_socket(&mut self, time: f64) {
-        let now = self.clock.update(time);
-        if let Some(family) = self.server_family() {
-            self.receive(now, family);
-        }
+        let now = self.advance(time);
+        self.receive(now);
+        self.finish();
     }
 
-    fn receive(&mut self, now: Duration, family: Family) {
+    /// Moves the clock to the caller's `time`, counting and logging what
+    /// was wrong with it.
+    fn advance(&mut self, time: f64) -> Duration {
+        let (now, anomaly) = self.clock.update(time);
+        if let Some(anomaly) = anomaly {
+            let stats = &mut self.io.link.stats;
+            match anomaly {
+                TimeAnomaly::NotFinite => stats.times_not_finite += 1,
+                TimeAnomaly::Backward => stats.times_backward += 1,
+                TimeAnomaly::Jump => stats.time_jumps += 1,
+            }
+            self.io.log.clock(time, anomaly);
+        }
+        now
+    }
+
+    fn receive(&mut self, now: Duration) {
+        let Some(family) = self.server_family() else {
+            return;
+        };
         let core = &mut self.core;
-        let buffer = &mut self.buffer[..];
-        socket::drain(
+        link::drain(
             &mut self.io,
+            &mut self.inbox,
             family,
-            buffer,
             MAX_RECEIVE_PER_UPDATE,
             |io, datagram, from| {
                 if let Some(payload) = core.handle(now, from, datagram, io) {
@@ -209,6 +275,22 @@ impl<S: Socket> Client<S> {
         );
     }
 
+    /// Sends the datagrams the last call produced, unless a batch holds
+    /// them.
+    fn finish(&mut self) {
+        if !self.batching {
+            self.io.link.flush();
+        }
+    }
+
+    /// Holds every datagram the client produces until the returned scope
+    /// ends, then sends them together: several payloads in one frame, in
+    /// one system call on Linux. The scope dereferences to the client. See
+    /// [`Batch`].
+    pub fn batch(&mut self) -> Batch<'_, Self> {
+        Batch::new(self)
+    }
+
     /// How long an event loop may sleep, from the caller's `time` (in
     /// seconds, as for [`update`](Self::update)), before the client next
     /// needs an update: until its next packet to send, token expiry or
@@ -216,20 +298,23 @@ impl<S: Socket> Client<S> {
     /// waiting from a drain that stopped at its limit, and `None` while
     /// it is idle (disconnected, or a loopback client).
     pub fn poll_timeout(&self, time: f64) -> Option<Duration> {
-        self.clock
-            .poll_timeout(self.core.next_deadline(), self.io.sockets.backlog(), time)
+        self.clock.poll_timeout(
+            self.core.next_deadline(),
+            self.io.link.sockets.backlog(),
+            time,
+        )
     }
 
     /// The socket of `family`, if the client has one.
     pub fn socket(&self, family: Family) -> Option<&S> {
-        self.io.sockets.get(family)
+        self.io.link.sockets.get(family)
     }
 
     /// Every socket, mutably, for what only their transport does
     /// (deregistering them from an event loop, for example). Reading from
     /// them directly steals the client's datagrams.
     pub fn sockets_mut(&mut self) -> impl Iterator<Item = &mut S> {
-        self.io.sockets.all_mut()
+        self.io.link.sockets.all_mut()
     }
 
     /// The family of the socket the client reads: its server's, unless it
@@ -246,13 +331,14 @@ impl<S: Socket> Client<S> {
     /// leave through this client's sockets; for a transport with no sockets
     /// at all, drive [`netcode_proto::client::Client`] directly.
     pub fn process_packet(&mut self, from: SocketAddr, datagram: &mut [u8]) {
-        self.io.stats.datagrams_received += 1;
+        self.io.link.stats.datagrams_received += 1;
         if let Some(payload) = self
             .core
             .handle(self.clock.now, from, datagram, &mut self.io)
         {
             self.io.enqueue(payload.data, payload.sequence);
         }
+        self.finish();
     }
 
     /// The current state.
@@ -260,104 +346,10 @@ impl<S: Socket> Client<S> {
         self.core.state()
     }
 
-    /// The next state change, oldest first.
-    pub fn poll_event(&mut self) -> Option<ClientEvent> {
-        self.io.events.pop()
-    }
-
-    /// Sends a payload of 1 to 1200 bytes to the server, right away (to the
-    /// loopback outbox in loopback mode). Fails unless connected.
-    pub fn send_packet(&mut self, data: &[u8]) -> Result<(), SendError> {
-        match self.core.send_payload(self.clock.now, data, &mut self.io)? {
-            Sent::Network => {}
-            Sent::Loopback { sequence, .. } => self.io.push_loopback(data, sequence),
-        }
-        Ok(())
-    }
-
-    /// The oldest payload received from the server (at most 256 wait; more
-    /// are dropped as in the reference).
-    pub fn receive_packet(&mut self) -> Option<ReceivedPacket> {
-        self.io.queue.pop()
-    }
-
-    /// Gives a received payload's buffer back for reuse. Dropping the
-    /// packet instead is fine; it only costs an allocation later.
-    pub fn free_packet(&mut self, packet: ReceivedPacket) {
-        self.io.pool.recycle(packet);
-    }
-
-    /// Disconnects: when connecting or connected, sends 10 disconnect
-    /// packets, then moves to [`ClientState::Disconnected`]. A loopback
-    /// client leaves loopback mode.
-    pub fn disconnect(&mut self) {
-        self.core.disconnect(self.clock.now, &mut self.io);
-    }
-
-    /// The slot the server gave this client (0 until connected).
-    pub fn client_index(&self) -> usize {
-        self.core.client_index() as usize
-    }
-
-    /// The server's slot count (0 until connected).
-    pub fn max_clients(&self) -> usize {
-        self.core.max_clients() as usize
-    }
-
-    /// The server address being tried or connected to.
-    pub fn server_address(&self) -> Option<SocketAddr> {
-        self.core.server_address()
-    }
-
-    /// The sequence the next packet sent will carry.
-    pub fn next_packet_sequence(&self) -> u64 {
-        self.core.next_packet_sequence()
-    }
-
-    /// Becomes the loopback client of an in-process server, in slot
-    /// `client_index` of `max_clients` (the server side calls
-    /// [`Server::connect_loopback_client`](crate::Server::connect_loopback_client)):
-    /// connected at once, with no packets, keep-alives or timeouts.
-    pub fn connect_loopback(
-        &mut self,
-        client_index: usize,
-        max_clients: usize,
-    ) -> Result<(), LoopbackError> {
-        let index = u32::try_from(client_index).map_err(|_| LoopbackError::InvalidClientIndex)?;
-        let max = u32::try_from(max_clients).unwrap_or(u32::MAX);
-        self.core.connect_loopback(index, max, &mut self.io)
-    }
-
-    /// Leaves loopback mode and moves to [`ClientState::Disconnected`].
-    pub fn disconnect_loopback(&mut self) {
-        self.core.disconnect_loopback(&mut self.io);
-    }
-
-    /// Whether the client is the loopback client of an in-process server.
-    pub fn loopback(&self) -> bool {
-        self.core.is_loopback()
-    }
-
-    /// Delivers a payload the in-process server sent this loopback client
-    /// (from [`Server::poll_loopback_packet`](crate::Server::poll_loopback_packet)).
-    pub fn process_loopback_packet(&mut self, data: &[u8], sequence: u64) -> Result<(), SendError> {
-        let payload = self.core.receive_loopback_payload(data, sequence)?;
-        self.io.enqueue(payload.data, payload.sequence);
-        Ok(())
-    }
-
-    /// The oldest payload this loopback client sent, for the application to
-    /// deliver with [`Server::process_loopback_packet`](crate::Server::process_loopback_packet)
-    /// (or use [`transfer_loopback`](crate::transfer_loopback)). Free it
-    /// afterwards.
-    pub fn poll_loopback_packet(&mut self) -> Option<ReceivedPacket> {
-        self.io.loopback.pop_front()
-    }
-
     /// The address of the first address's socket (with the real port when
     /// bound to port 0).
     pub fn local_addr(&self) -> SocketAddr {
-        self.io.sockets.primary_local_addr()
+        self.io.link.sockets.primary_local_addr()
     }
 
     /// The port of the first address's socket.
@@ -375,15 +367,26 @@ impl<S: Socket> Client<S> {
     pub fn transport_stats(&self) -> TransportStats {
         TransportStats {
             events_dropped: self.io.events.dropped,
-            ..self.io.stats
+            ..self.io.link.stats
         }
     }
 }
+
+impl<S: Socket> sealed::Sealed for Client<S> {
+    fn set_batching(&mut self, on: bool) {
+        self.batching = on;
+        self.finish();
+    }
+}
+
+impl<S: Socket> Batching for Client<S> {}
 
 impl<S: Socket> Drop for Client<S> {
     /// Disconnects, so the server hears of it at once, as the C library's
     /// `destroy` does.
     fn drop(&mut self) {
+        self.batching = false;
         self.core.disconnect(self.clock.now, &mut self.io);
+        self.finish();
     }
 }

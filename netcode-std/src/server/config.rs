@@ -3,7 +3,7 @@
 use netcode_proto::Key;
 use netcode_proto::server::DEFAULT_MAX_CONNECT_TOKEN_LIFETIME;
 
-use crate::socket::DEFAULT_SOCKET_BUFFER_BYTES;
+use crate::socket::{DEFAULT_SOCKET_BUFFER_BYTES, PacketTagging};
 
 /// How a [`Server`](crate::Server) identifies itself, checks tokens and sets
 /// up its sockets.
@@ -11,8 +11,11 @@ use crate::socket::DEFAULT_SOCKET_BUFFER_BYTES;
 /// ```
 /// use netcode_std::{ServerConfig, proto::Key};
 ///
+/// use netcode_std::{BindMode, PacketTagging};
+///
 /// let mut config = ServerConfig::new(0x1122_3344_5566_7788, Key::from_bytes([7; 32]));
-/// config.packet_tagging = true;
+/// config.packet_tagging = PacketTagging::ExpeditedForwarding;
+/// config.bind_mode = BindMode::Exact;
 /// assert_eq!(config.max_connect_token_lifetime, 30);
 /// ```
 #[derive(Debug, Clone)]
@@ -31,12 +34,29 @@ pub struct ServerConfig {
     /// Size asked for each socket's send and receive buffer (default 4 MiB,
     /// as in the reference; halved on rejection down to 256 KiB).
     pub socket_buffer_bytes: usize,
-    /// Marks every datagram sent as low latency by writing 46 to `IP_TOS` /
-    /// `IPV6_TCLASS`, exactly as the reference's packet tagging does (see
-    /// [`PACKET_TAGGING_TOS`](crate::PACKET_TAGGING_TOS) for what that
-    /// byte means). Off by default; a no-op where the platform has no such
-    /// option (Windows).
-    pub packet_tagging: bool,
+    /// Whether every datagram sent is marked for low latency in `IP_TOS` /
+    /// `IPV6_TCLASS`: off by default; [`PacketTagging::Reference`] writes
+    /// the reference's byte, [`PacketTagging::ExpeditedForwarding`] real
+    /// DSCP EF. A no-op where the platform has no such option (Windows).
+    pub packet_tagging: PacketTagging,
+    /// Which address the sockets bind: by default the unspecified address
+    /// of each public address's family at its port, as the reference does;
+    /// [`BindMode::Exact`] binds the public addresses themselves.
+    pub bind_mode: BindMode,
+}
+
+/// Which local address a server's sockets bind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BindMode {
+    /// `0.0.0.0` or `::` at the public address's port, as the C library
+    /// does: datagrams to any local address of the machine reach the
+    /// server, which answers from the address the system picks.
+    #[default]
+    Unspecified,
+    /// Exactly the public address given (`127.0.0.1:40000` binds only the
+    /// loopback interface): for a machine with several addresses where the
+    /// server must answer from one, or to keep it off other interfaces.
+    Exact,
 }
 
 impl ServerConfig {
@@ -48,7 +68,8 @@ impl ServerConfig {
             private_key,
             max_connect_token_lifetime: DEFAULT_MAX_CONNECT_TOKEN_LIFETIME,
             socket_buffer_bytes: DEFAULT_SOCKET_BUFFER_BYTES,
-            packet_tagging: false,
+            packet_tagging: PacketTagging::Off,
+            bind_mode: BindMode::Unspecified,
         }
     }
 }

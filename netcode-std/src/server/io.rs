@@ -1,17 +1,18 @@
-//! The server's side of the core's [`Output`]: sockets, event queue,
-//! per-slot payload queues and the loopback outbox.
+//! The server's side of the core's [`Output`]: the link to the sockets,
+//! the event queue, per-slot payload queues, the loopback outbox, and the
+//! log.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 
 use netcode_proto::io::Output;
 use netcode_proto::server::ServerEvent;
+use netcode_proto::stats::DroppedDatagram;
 
 use crate::events::EventQueue;
-use crate::loopback::LoopbackPacket;
-use crate::packet::{PACKET_QUEUE_SIZE, PacketPool, PacketQueue};
-use crate::socket::{SendFailure, SocketIo, Sockets};
-use crate::stats::TransportStats;
+use crate::link::{HasLink, Link};
+use crate::logging::{DropLog, TARGET};
+use crate::packet::{PACKET_QUEUE_SIZE, PacketPool, PacketQueue, ReceivedPacket};
 use crate::transport::Socket;
 
 /// Loopback payloads a server holds for its in-process clients before the
@@ -23,23 +24,24 @@ const SERVER_POOL_LIMIT: usize = 4096;
 
 #[derive(Debug)]
 pub(crate) struct ServerIo<S> {
-    pub(crate) sockets: Sockets<S>,
+    pub(crate) link: Link<S>,
     pub(crate) events: EventQueue<ServerEvent>,
     pub(crate) queues: Vec<PacketQueue>,
     pub(crate) pool: PacketPool,
-    pub(crate) loopback: VecDeque<LoopbackPacket>,
-    pub(crate) stats: TransportStats,
+    /// Payloads for loopback clients, with their slots, oldest first.
+    loopback: VecDeque<(usize, ReceivedPacket)>,
+    pub(crate) log: DropLog,
 }
 
-impl<S> ServerIo<S> {
-    pub(crate) fn new(sockets: Sockets<S>) -> Self {
+impl<S: Socket> ServerIo<S> {
+    pub(crate) fn new(link: Link<S>) -> Self {
         Self {
-            sockets,
+            link,
             events: EventQueue::new(),
             queues: Vec::new(),
             pool: PacketPool::new(SERVER_POOL_LIMIT),
             loopback: VecDeque::new(),
-            stats: TransportStats::default(),
+            log: DropLog::new(),
         }
     }
 
@@ -50,60 +52,89 @@ impl<S> ServerIo<S> {
             .get_mut(index)
             .is_some_and(|q| q.push(&mut self.pool, data, sequence));
         if !queued {
-            self.stats.queue_full += 1;
+            self.link.stats.queue_full += 1;
         }
     }
 
     /// Holds a payload for the loopback client of slot `index`.
-    pub(crate) fn push_loopback(&mut self, client_index: usize, data: &[u8], sequence: u64) {
+    pub(crate) fn push_loopback(&mut self, index: usize, data: &[u8], sequence: u64) {
         if self.loopback.len() >= SERVER_LOOPBACK_QUEUE_SIZE {
-            self.stats.queue_full += 1;
+            self.link.stats.queue_full += 1;
             return;
         }
         let packet = self.pool.packet(data, sequence);
-        self.loopback.push_back(LoopbackPacket {
-            client_index,
-            packet,
-        });
+        self.loopback.push_back((index, packet));
+    }
+
+    /// The oldest payload held for the loopback client of slot `index`.
+    pub(crate) fn pop_loopback(&mut self, index: usize) -> Option<ReceivedPacket> {
+        let position = self.loopback.iter().position(|(i, _)| *i == index)?;
+        self.loopback.remove(position).map(|(_, packet)| packet)
     }
 
     /// Forgets every loopback payload held for slot `index`.
     fn purge_loopback(&mut self, index: usize) {
         for _ in 0..self.loopback.len() {
-            if let Some(held) = self.loopback.pop_front() {
-                if held.client_index == index {
-                    self.pool.recycle(held.packet);
+            if let Some((i, packet)) = self.loopback.pop_front() {
+                if i == index {
+                    self.pool.recycle(packet);
                 } else {
-                    self.loopback.push_back(held);
+                    self.loopback.push_back((i, packet));
                 }
             }
         }
     }
 }
 
-impl<S> SocketIo<S> for ServerIo<S> {
-    fn parts(&mut self) -> (&mut Sockets<S>, &mut TransportStats) {
-        (&mut self.sockets, &mut self.stats)
+impl<S> HasLink<S> for ServerIo<S> {
+    fn link(&mut self) -> &mut Link<S> {
+        &mut self.link
     }
 }
 
 impl<S: Socket> Output<ServerEvent> for ServerIo<S> {
     fn send(&mut self, to: SocketAddr, datagram: &[u8]) {
-        match self.sockets.send(to, datagram) {
-            Ok(()) => self.stats.datagrams_sent += 1,
-            Err(SendFailure::NoSocket) => self.stats.send_no_socket += 1,
-            Err(SendFailure::Os) => self.stats.send_errors += 1,
-        }
+        self.link.send(to, datagram);
     }
 
     fn event(&mut self, event: ServerEvent) {
-        // The slot is being emptied: so is its queue, as in the reference.
-        if let ServerEvent::ClientDisconnected { client_index, .. } = event {
-            if let Some(queue) = self.queues.get_mut(client_index) {
-                queue.clear(&mut self.pool);
+        match event {
+            ServerEvent::ClientConnected {
+                client_index,
+                client_id,
+                address,
+            } => match address {
+                Some(address) => log::info!(
+                    target: TARGET,
+                    "client {client_id:#x} connected from {address} in slot {client_index}"
+                ),
+                None => log::info!(
+                    target: TARGET,
+                    "loopback client {client_id:#x} connected in slot {client_index}"
+                ),
+            },
+            ServerEvent::ClientDisconnected {
+                client_index,
+                client_id,
+                reason,
+                ..
+            } => {
+                log::info!(
+                    target: TARGET,
+                    "client {client_id:#x} in slot {client_index} disconnected: {reason}"
+                );
+                // The slot is being emptied: so is its queue, as in the
+                // reference.
+                if let Some(queue) = self.queues.get_mut(client_index) {
+                    queue.clear(&mut self.pool);
+                }
+                self.purge_loopback(client_index);
             }
-            self.purge_loopback(client_index);
         }
         self.events.push(event);
+    }
+
+    fn dropped(&mut self, dropped: DroppedDatagram) {
+        self.log.dropped(dropped, true);
     }
 }

@@ -1,38 +1,39 @@
-//! A netcode server on `std::net` UDP sockets, with the C library's API.
+//! A netcode server on UDP sockets, with the C library's API: creation,
+//! start and stop, and the clock that drives it (this file); what the
+//! application does with its clients ([`slots`]); the core's output
+//! ([`io`]).
 //!
 //! Every protocol decision is made by the sans-IO
 //! [`netcode_proto::server::Server`] inside; this type moves datagrams
-//! between it and the sockets, keeps the time, and queues what the
-//! application reads: received payloads per slot, and connect and
+//! between it and the sockets in batches, keeps the time, and queues what
+//! the application reads: received payloads per slot, and connect and
 //! disconnect events.
 
 mod config;
 mod io;
+mod slots;
 
-pub use config::ServerConfig;
+pub use config::{BindMode, ServerConfig};
 pub use io::SERVER_LOOPBACK_QUEUE_SIZE;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::time::Duration;
 
-use netcode_proto::constants::{MAX_PACKET_BYTES, USER_DATA_BYTES};
-use netcode_proto::server::{
-    DisconnectReason, HeapStorage, Server as Core, ServerConfig as CoreConfig, ServerError,
-    ServerEvent,
-};
-use netcode_proto::session::{SendError, Sent};
+use netcode_proto::server::{HeapStorage, Server as Core, ServerConfig as CoreConfig, ServerError};
 use netcode_proto::stats::Stats;
 
 use crate::address::ToAddress;
-use crate::clock::Clock;
+use crate::batch::{Batch, Batching, sealed};
+use crate::clock::{Clock, TimeAnomaly};
 use crate::error::{CreateError, Family};
-use crate::loopback::LoopbackPacket;
-use crate::packet::{PacketQueue, ReceivedPacket};
+use crate::link::{self, Inbox, Link, Outbox};
+use crate::logging::TARGET;
+use crate::packet::PacketQueue;
 use crate::random::{OsRandom, os_random};
 use crate::socket::{self, SocketOptions, Sockets};
 use crate::stats::{TransportStats, accumulate};
 use crate::time::unix_time;
-use crate::transport::Socket;
+use crate::transport::{BATCH_DATAGRAMS, Socket, StdSocket};
 use io::ServerIo;
 
 /// The most slots [`Server::start`] opens. The C library stops at 256; the
@@ -54,9 +55,13 @@ const MAX_RECEIVE_PER_UPDATE: usize = 16 * 1024;
 /// Drive it as the C library's server: [`update`](Self::update) once per
 /// frame with the caller's clock, then [`receive_packet`](Self::receive_packet)
 /// for each slot and [`send_packet`](Self::send_packet) to talk back.
-/// Connects and disconnects are reported as [`ServerEvent`]s drained with
-/// [`poll_event`](Self::poll_event) (a polled queue rather than a callback,
-/// so handling them can use the server freely).
+/// Connects and disconnects are reported as [`ServerEvent`](crate::ServerEvent)s
+/// drained with [`poll_event`](Self::poll_event) (a polled queue rather
+/// than a callback, so handling them can use the server freely).
+///
+/// Datagrams leave before the call that produced them returns; inside a
+/// [`batch`](Self::batch) they leave together when it ends, in one system
+/// call per 32 on Linux.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -72,39 +77,44 @@ const MAX_RECEIVE_PER_UPDATE: usize = 16 * 1024;
 ///     while let Some(event) = server.poll_event() {
 ///         println!("{event:?}");
 ///     }
-///     for index in 0..server.max_clients() {
-///         while let Some(packet) = server.receive_packet(index) {
-///             let _ = server.send_packet(index, packet.data()); // echo
-///             server.free_packet(packet);
+///     let mut batch = server.batch(); // the echoes leave together
+///     for index in 0..batch.max_clients() {
+///         while let Some(packet) = batch.receive_packet(index) {
+///             let _ = batch.send_packet(index, packet.data());
+///             batch.free_packet(packet);
 ///         }
 ///     }
+///     drop(batch);
 ///     server.wait(Duration::from_millis(16)); // until a datagram or a deadline
 /// }
 /// # }
 /// ```
 ///
-/// The type parameter is the socket type: [`std::net::UdpSocket`] unless a
+/// The type parameter is the socket type: [`StdSocket`] unless a
 /// transport such as `netcode-mio` builds the server with
 /// [`bind_with`](Self::bind_with) (see [`transport`](crate::transport)).
 #[derive(Debug)]
-pub struct Server<S: Socket = UdpSocket> {
+pub struct Server<S: Socket = StdSocket> {
     core: Core<HeapStorage>,
     core_config: CoreConfig,
     io: ServerIo<S>,
+    inbox: Inbox,
     clock: Clock,
-    buffer: Box<[u8; MAX_PACKET_BYTES]>,
     /// Counters of cores replaced when `start` needed more slots.
     retired: Stats,
     rng: OsRandom,
+    /// Whether a [`Batch`] holds the outgoing datagrams.
+    batching: bool,
 }
 
-impl Server<UdpSocket> {
+impl Server<StdSocket> {
     /// A stopped server on one public address, for example
     /// `"127.0.0.1:40000"` or `"[::1]:40000"`.
     ///
     /// As in the reference, the socket binds the unspecified address of the
     /// address's family (`0.0.0.0` or `::`) at its port, and the address
-    /// itself is what connect tokens must list. Port 0 binds an ephemeral
+    /// itself is what connect tokens must list; [`BindMode::Exact`] in the
+    /// config binds the address itself instead. Port 0 binds an ephemeral
     /// port, which then becomes the public address's port (see
     /// [`public_address`](Self::public_address)).
     pub fn new(address: impl ToAddress, config: ServerConfig) -> Result<Self, CreateError> {
@@ -129,16 +139,14 @@ impl Server<UdpSocket> {
     /// call [`update`](Self::update) either way.
     ///
     /// The deadline is measured from the last update, assuming the
-    /// caller's clock keeps pace with real time; the wait ends within about
-    /// a millisecond of it. A single socket is blocked on; a dual-stack
-    /// server checks its two sockets every millisecond instead, since `std`
-    /// has no portable way to block on two sockets at once.
+    /// caller's clock keeps pace with real time. On Unix this is one
+    /// `poll` of the server's sockets.
     pub fn wait(&self, max: Duration) -> bool {
         let timeout = self
             .core
             .next_deadline()
             .map_or(max, |d| self.clock.until(d).min(max));
-        socket::wait(self.io.sockets.all(), timeout)
+        socket::wait(self.io.link.sockets.all().map(|s| &**s), timeout)
     }
 }
 
@@ -160,7 +168,11 @@ impl<S: Socket> Server<S> {
             buffer_bytes: config.socket_buffer_bytes,
             packet_tagging: config.packet_tagging,
         };
-        let sockets = Sockets::bind(unspecified(first), second.map(unspecified), &options, adopt)?;
+        let bind = |a: SocketAddr| match config.bind_mode {
+            BindMode::Unspecified => unspecified(a),
+            BindMode::Exact => a,
+        };
+        let sockets = Sockets::bind(bind(first), second.map(bind), &options, adopt)?;
         let bound_port = |a: SocketAddr| {
             let port = sockets.local_addr(Family::of(&a)).map_or(0, |l| l.port());
             SocketAddr::new(a.ip(), port)
@@ -174,14 +186,16 @@ impl<S: Socket> Server<S> {
         core_config.max_connect_token_lifetime = config.max_connect_token_lifetime;
         let core = Core::new(core_config.clone(), HeapStorage::new(MIN_TABLE_SLOTS))
             .map_err(|_| CreateError::AllocateServer)?;
+        let link = Link::new(sockets, Outbox::new(BATCH_DATAGRAMS));
         Ok(Self {
             core,
             core_config,
-            io: ServerIo::new(sockets),
+            io: ServerIo::new(link),
+            inbox: Inbox::new(BATCH_DATAGRAMS),
             clock: Clock::new(),
-            buffer: Box::new([0; MAX_PACKET_BYTES]),
             retired: Stats::new(),
             rng: os_random(),
+            batching: false,
         })
     }
 
@@ -199,20 +213,32 @@ impl<S: Socket> Server<S> {
             let old = std::mem::replace(&mut self.core, core);
             accumulate(&mut self.retired, old.stats());
         }
-        self.core
-            .start(now, unix_time(), max_clients, &mut self.rng, &mut self.io)?;
+        let started = self
+            .core
+            .start(now, unix_time(), max_clients, &mut self.rng, &mut self.io);
+        self.finish();
+        started?;
         if self.io.queues.len() < max_clients {
             self.io
                 .queues
                 .resize_with(max_clients, PacketQueue::default);
         }
+        log::info!(
+            target: TARGET,
+            "server {} started with {max_clients} slots",
+            self.core_config.public_address
+        );
         Ok(())
     }
 
     /// Disconnects every client (network clients get disconnect packets)
     /// and closes the slots. Does nothing when stopped.
     pub fn stop(&mut self) {
+        if self.core.running() {
+            log::info!(target: TARGET, "server {} stopped", self.core_config.public_address);
+        }
         self.core.stop(self.clock.now, &mut self.io);
+        self.finish();
     }
 
     /// Whether the server is started.
@@ -231,35 +257,53 @@ impl<S: Socket> Server<S> {
     }
 
     /// Advances the server to `time`, the caller's clock in seconds (any
-    /// monotonic clock; only differences matter): reads every datagram
-    /// waiting on the sockets and handles it, then sends due keep-alives
-    /// and times out silent clients. Token expiry is checked against the
-    /// system's unix time, which the server reads itself.
+    /// monotonic clock; only differences matter, and bogus values are
+    /// survived: see [`MAX_TIME_STEP`](crate::MAX_TIME_STEP)): reads every
+    /// datagram waiting on the sockets and handles it, then sends due
+    /// keep-alives and times out silent clients. Token expiry is checked
+    /// against the system's unix time, which the server reads itself.
     pub fn update(&mut self, time: f64) {
-        let now = self.clock.update(time);
+        let now = self.advance(time);
         self.receive(now, Family::V4);
         self.receive(now, Family::V6);
         self.core.update(now, unix_time(), &mut self.io);
+        self.finish();
     }
 
     /// Reads and handles the datagrams waiting on the socket of `family`
     /// at the caller's `time` (in seconds, as for [`update`](Self::update)),
     /// without sending keep-alives or applying timeouts: what an event loop
-    /// calls when that socket becomes readable. Reads until the socket
-    /// would block, or 16384 datagrams; in the second case
+    /// calls when that socket becomes readable. Reads until the socket has
+    /// no more, or 16384 datagrams; in the second case
     /// [`poll_timeout`](Self::poll_timeout) is zero until the rest is read.
     pub fn drain_socket(&mut self, time: f64, family: Family) {
-        let now = self.clock.update(time);
+        let now = self.advance(time);
         self.receive(now, family);
+        self.finish();
+    }
+
+    /// Moves the clock to the caller's `time`, counting and logging what
+    /// was wrong with it.
+    fn advance(&mut self, time: f64) -> Duration {
+        let (now, anomaly) = self.clock.update(time);
+        if let Some(anomaly) = anomaly {
+            let stats = &mut self.io.link.stats;
+            match anomaly {
+                TimeAnomaly::NotFinite => stats.times_not_finite += 1,
+                TimeAnomaly::Backward => stats.times_backward += 1,
+                TimeAnomaly::Jump => stats.time_jumps += 1,
+            }
+            self.io.log.clock(time, anomaly);
+        }
+        now
     }
 
     fn receive(&mut self, now: Duration, family: Family) {
         let core = &mut self.core;
-        let buffer = &mut self.buffer[..];
-        socket::drain(
+        link::drain(
             &mut self.io,
+            &mut self.inbox,
             family,
-            buffer,
             MAX_RECEIVE_PER_UPDATE,
             |io, datagram, from| {
                 if let Some((index, payload)) = core.handle(now, from, datagram, io) {
@@ -267,6 +311,22 @@ impl<S: Socket> Server<S> {
                 }
             },
         );
+    }
+
+    /// Sends the datagrams the last call produced, unless a batch holds
+    /// them.
+    fn finish(&mut self) {
+        if !self.batching {
+            self.io.link.flush();
+        }
+    }
+
+    /// Holds every datagram the server produces until the returned scope
+    /// ends, then sends them together (and whenever 32 are waiting): the
+    /// way to answer many clients in few system calls. The scope
+    /// dereferences to the server. See [`Batch`].
+    pub fn batch(&mut self) -> Batch<'_, Self> {
+        Batch::new(self)
     }
 
     /// How long an event loop may sleep, from the caller's `time` (in
@@ -277,20 +337,23 @@ impl<S: Socket> Server<S> {
     /// to do until a datagram arrives. Pass it (with the loop's other
     /// timeouts) to the event loop's wait, then call `update`.
     pub fn poll_timeout(&self, time: f64) -> Option<Duration> {
-        self.clock
-            .poll_timeout(self.core.next_deadline(), self.io.sockets.backlog(), time)
+        self.clock.poll_timeout(
+            self.core.next_deadline(),
+            self.io.link.sockets.backlog(),
+            time,
+        )
     }
 
     /// The socket of `family`, if the server has one.
     pub fn socket(&self, family: Family) -> Option<&S> {
-        self.io.sockets.get(family)
+        self.io.link.sockets.get(family)
     }
 
     /// Every socket, mutably, for what only their transport does
     /// (deregistering them from an event loop, for example). Reading from
     /// them directly steals the server's datagrams.
     pub fn sockets_mut(&mut self) -> impl Iterator<Item = &mut S> {
-        self.io.sockets.all_mut()
+        self.io.link.sockets.all_mut()
     }
 
     /// Handles one datagram that arrived some other way than this server's
@@ -299,157 +362,14 @@ impl<S: Socket> Server<S> {
     /// leave through this server's sockets; for a transport with no sockets
     /// at all, drive [`netcode_proto::server::Server`] directly.
     pub fn process_packet(&mut self, from: SocketAddr, datagram: &mut [u8]) {
-        self.io.stats.datagrams_received += 1;
+        self.io.link.stats.datagrams_received += 1;
         if let Some((index, payload)) =
             self.core
                 .handle(self.clock.now, from, datagram, &mut self.io)
         {
             self.io.enqueue(index, payload.data, payload.sequence);
         }
-    }
-
-    /// Sends a payload of 1 to 1200 bytes to the client in slot
-    /// `client_index`, right away. A loopback client's payload waits in the
-    /// loopback outbox ([`poll_loopback_packet`](Self::poll_loopback_packet)).
-    pub fn send_packet(&mut self, client_index: usize, data: &[u8]) -> Result<(), SendError> {
-        match self
-            .core
-            .send_payload(self.clock.now, client_index, data, &mut self.io)?
-        {
-            Sent::Network => {}
-            Sent::Loopback {
-                client_index,
-                sequence,
-            } => self.io.push_loopback(client_index, data, sequence),
-        }
-        Ok(())
-    }
-
-    /// The oldest payload received from the client in slot `client_index`
-    /// (at most 256 wait per slot; more are dropped as in the reference).
-    pub fn receive_packet(&mut self, client_index: usize) -> Option<ReceivedPacket> {
-        if client_index >= self.core.max_clients() {
-            return None;
-        }
-        self.io.queues.get_mut(client_index)?.pop()
-    }
-
-    /// Gives a received payload's buffer back for reuse. Dropping the
-    /// packet instead is fine; it only costs an allocation later.
-    pub fn free_packet(&mut self, packet: ReceivedPacket) {
-        self.io.pool.recycle(packet);
-    }
-
-    /// The next connect or disconnect event, oldest first. At most 4096
-    /// wait; beyond that the oldest are dropped (and counted in
-    /// [`transport_stats`](Self::transport_stats)).
-    pub fn poll_event(&mut self) -> Option<ServerEvent> {
-        self.io.events.pop()
-    }
-
-    /// Disconnects the client in slot `client_index` with 10 disconnect
-    /// packets. Free and loopback slots are left alone.
-    pub fn disconnect_client(&mut self, client_index: usize) {
-        self.core.disconnect_client(client_index, &mut self.io);
-    }
-
-    /// Disconnects every network client (loopback slots stay).
-    pub fn disconnect_all_clients(&mut self) {
-        self.core.disconnect_all_clients(&mut self.io);
-    }
-
-    /// Whether slot `client_index` holds a client.
-    pub fn client_connected(&self, client_index: usize) -> bool {
-        self.core.client_connected(client_index)
-    }
-
-    /// The client id of the client in slot `client_index`.
-    pub fn client_id(&self, client_index: usize) -> Option<u64> {
-        self.core.client_id(client_index)
-    }
-
-    /// The address of the client in slot `client_index` (`None` for a free
-    /// or loopback slot).
-    pub fn client_address(&self, client_index: usize) -> Option<SocketAddr> {
-        self.core.client_address(client_index)
-    }
-
-    /// The user data from the connect token of the client in slot
-    /// `client_index`.
-    pub fn client_user_data(&self, client_index: usize) -> Option<&[u8; USER_DATA_BYTES]> {
-        self.core.client_user_data(client_index)
-    }
-
-    /// Why slot `client_index` was last vacated.
-    pub fn disconnect_reason(&self, client_index: usize) -> DisconnectReason {
-        self.core.disconnect_reason(client_index)
-    }
-
-    /// The sequence the next packet to slot `client_index` will carry.
-    pub fn next_packet_sequence(&self, client_index: usize) -> Option<u64> {
-        self.core.next_packet_sequence(client_index)
-    }
-
-    /// Puts an in-process client in slot `client_index`: connected at once,
-    /// with no packets, keep-alives or timeouts. Its client calls
-    /// [`Client::connect_loopback`](crate::Client::connect_loopback) with
-    /// the same slot and [`max_clients`](Self::max_clients).
-    pub fn connect_loopback_client(
-        &mut self,
-        client_index: usize,
-        client_id: u64,
-        user_data: Option<&[u8; USER_DATA_BYTES]>,
-    ) -> Result<(), ServerError> {
-        self.core
-            .connect_loopback_client(client_index, client_id, user_data, &mut self.io)
-    }
-
-    /// Empties loopback slot `client_index`.
-    pub fn disconnect_loopback_client(&mut self, client_index: usize) -> Result<(), ServerError> {
-        self.core
-            .disconnect_loopback_client(client_index, &mut self.io)
-    }
-
-    /// Whether slot `client_index` holds a loopback client.
-    pub fn client_loopback(&self, client_index: usize) -> bool {
-        self.core.client_loopback(client_index)
-    }
-
-    /// Delivers a payload that the loopback client of slot `client_index`
-    /// sent (from [`Client::poll_loopback_packet`](crate::Client::poll_loopback_packet)).
-    pub fn process_loopback_packet(
-        &mut self,
-        client_index: usize,
-        data: &[u8],
-        sequence: u64,
-    ) -> Result<(), SendError> {
-        let payload =
-            self.core
-                .receive_loopback_payload(self.clock.now, client_index, data, sequence)?;
-        self.io
-            .enqueue(client_index, payload.data, payload.sequence);
-        Ok(())
-    }
-
-    /// The oldest payload sent to a loopback client, for the application to
-    /// deliver with [`Client::process_loopback_packet`](crate::Client::process_loopback_packet)
-    /// (or use [`transfer_loopback`](crate::transfer_loopback)). Free its
-    /// packet afterwards.
-    pub fn poll_loopback_packet(&mut self) -> Option<LoopbackPacket> {
-        self.io.loopback.pop_front()
-    }
-
-    /// The oldest payload held for the loopback client of one slot.
-    pub(crate) fn take_loopback_packet_for(
-        &mut self,
-        client_index: usize,
-    ) -> Option<LoopbackPacket> {
-        let position = self
-            .io
-            .loopback
-            .iter()
-            .position(|p| p.client_index == client_index)?;
-        self.io.loopback.remove(position)
+        self.finish();
     }
 
     /// The address connect tokens list for this server (its first address,
@@ -463,10 +383,11 @@ impl<S: Socket> Server<S> {
         self.core_config.secondary_address
     }
 
-    /// The address the first address's socket is bound to (the unspecified
-    /// address and the real port).
+    /// The address the first address's socket is bound to: by default the
+    /// unspecified address and the real port; the public address itself
+    /// with [`BindMode::Exact`].
     pub fn local_addr(&self) -> SocketAddr {
-        self.io.sockets.primary_local_addr()
+        self.io.link.sockets.primary_local_addr()
     }
 
     /// The port the first address's socket is bound to.
@@ -486,15 +407,25 @@ impl<S: Socket> Server<S> {
     pub fn transport_stats(&self) -> TransportStats {
         TransportStats {
             events_dropped: self.io.events.dropped,
-            ..self.io.stats
+            ..self.io.link.stats
         }
     }
 }
+
+impl<S: Socket> sealed::Sealed for Server<S> {
+    fn set_batching(&mut self, on: bool) {
+        self.batching = on;
+        self.finish();
+    }
+}
+
+impl<S: Socket> Batching for Server<S> {}
 
 impl<S: Socket> Drop for Server<S> {
     /// Stops the server, so connected clients get disconnect packets, as
     /// the C library's `destroy` does.
     fn drop(&mut self) {
+        self.batching = false;
         self.stop();
     }
 }

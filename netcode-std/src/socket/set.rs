@@ -1,0 +1,136 @@
+//! A client's or server's sockets: at most one per address family, each
+//! with the address it is bound to and whether datagrams were left waiting
+//! on it.
+
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+
+use super::create::{SocketOptions, create_socket};
+use crate::error::{CreateError, Family};
+
+/// A bound socket, the address it is bound to, and whether its last drain
+/// stopped at the per-call limit with datagrams still waiting.
+#[derive(Debug)]
+struct Bound<S> {
+    socket: S,
+    local: SocketAddr,
+    backlog: bool,
+}
+
+/// At most one socket per family.
+#[derive(Debug)]
+pub(crate) struct Sockets<S> {
+    v4: Option<Bound<S>>,
+    v6: Option<Bound<S>>,
+    /// The family of the first address, whose socket `port` reports.
+    primary: Family,
+}
+
+impl<S> Sockets<S> {
+    /// Binds one socket to `first` and, for dual stack, one to `second`,
+    /// which must be of the other family, and hands each to `adopt` (see
+    /// [`transport`](crate::transport)).
+    pub(crate) fn bind(
+        first: SocketAddr,
+        second: Option<SocketAddr>,
+        options: &SocketOptions,
+        mut adopt: impl FnMut(Family, UdpSocket) -> io::Result<S>,
+    ) -> Result<Self, CreateError> {
+        if let Some(second) = second
+            && Family::of(&second) == Family::of(&first)
+        {
+            return Err(CreateError::SameFamily(Family::of(&first)));
+        }
+        let mut sockets = Self {
+            v4: None,
+            v6: None,
+            primary: Family::of(&first),
+        };
+        for address in std::iter::once(first).chain(second) {
+            let family = Family::of(&address);
+            let socket = create_socket(address, options)?;
+            let local = socket
+                .local_addr()
+                .map_err(|source| CreateError::CreateSocket { family, source })?;
+            let socket =
+                adopt(family, socket).map_err(|source| CreateError::Register { family, source })?;
+            let bound = Some(Bound {
+                socket,
+                local,
+                backlog: false,
+            });
+            match family {
+                Family::V4 => sockets.v4 = bound,
+                Family::V6 => sockets.v6 = bound,
+            }
+        }
+        Ok(sockets)
+    }
+
+    fn bound(&self, family: Family) -> Option<&Bound<S>> {
+        match family {
+            Family::V4 => self.v4.as_ref(),
+            Family::V6 => self.v6.as_ref(),
+        }
+    }
+
+    fn bound_mut(&mut self, family: Family) -> Option<&mut Bound<S>> {
+        match family {
+            Family::V4 => self.v4.as_mut(),
+            Family::V6 => self.v6.as_mut(),
+        }
+    }
+
+    /// The socket of `family`, if there is one.
+    pub(crate) fn get(&self, family: Family) -> Option<&S> {
+        self.bound(family).map(|b| &b.socket)
+    }
+
+    /// The families there are sockets for.
+    pub(crate) fn families(&self) -> impl Iterator<Item = Family> + '_ {
+        [Family::V4, Family::V6]
+            .into_iter()
+            .filter(|f| self.bound(*f).is_some())
+    }
+
+    /// Records whether the last drain of `family`'s socket stopped at the
+    /// per-call limit, so that datagrams may still be waiting.
+    pub(crate) fn set_backlog(&mut self, family: Family, backlog: bool) {
+        if let Some(bound) = self.bound_mut(family) {
+            bound.backlog = backlog;
+        }
+    }
+
+    /// Whether a socket was left with datagrams waiting (see
+    /// [`set_backlog`](Self::set_backlog)): then there is work to do now.
+    pub(crate) fn backlog(&self) -> bool {
+        self.v4.iter().chain(self.v6.iter()).any(|b| b.backlog)
+    }
+
+    /// The bound address of the socket of `family`.
+    pub(crate) fn local_addr(&self, family: Family) -> Option<SocketAddr> {
+        self.bound(family).map(|b| b.local)
+    }
+
+    /// The bound address of the first address's socket.
+    pub(crate) fn primary_local_addr(&self) -> SocketAddr {
+        match self.bound(self.primary) {
+            Some(b) => b.local,
+            // `bind` always creates the primary socket.
+            None => SocketAddr::from(([0, 0, 0, 0], 0)),
+        }
+    }
+
+    /// Every socket, IPv4 first.
+    pub(crate) fn all(&self) -> impl Iterator<Item = &S> {
+        self.v4.iter().chain(self.v6.iter()).map(|b| &b.socket)
+    }
+
+    /// Every socket, mutably, IPv4 first.
+    pub(crate) fn all_mut(&mut self) -> impl Iterator<Item = &mut S> {
+        self.v4
+            .iter_mut()
+            .chain(self.v6.iter_mut())
+            .map(|b| &mut b.socket)
+    }
+}
