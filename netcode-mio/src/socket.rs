@@ -29,6 +29,11 @@ impl RegisteredSocket {
         self.token
     }
 
+    /// Its address family.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
     /// The mio socket, for its address and options. Reading from it
     /// directly steals datagrams from the server or client.
     pub fn get_ref(&self) -> &UdpSocket {

@@ -225,6 +225,11 @@ impl StdSocket {
         Self { socket, family }
     }
 
+    /// Its address family.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
     /// The `std` socket inside.
     pub fn into_inner(self) -> UdpSocket {
         self.socket
