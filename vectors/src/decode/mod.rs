@@ -32,15 +32,19 @@ mod tokens;
 
 use checker::Checker;
 use packets::check_packet;
+pub(crate) use tokens::{
+    CHALLENGE_DATA_BYTES, address_type, network_order, private_data_bytes, public_data_bytes,
+    wire_form,
+};
 use tokens::{
     check_challenge_encrypted, check_challenge_plaintext, check_connect_token,
     check_private_encrypted, check_private_plaintext, private_nonce,
 };
 
 /// Encrypted bytes of a private connect token (the tag takes the rest).
-const PRIVATE_ENCRYPTED_BYTES: usize = CONNECT_TOKEN_PRIVATE_BYTES - MAC_BYTES;
+pub(crate) const PRIVATE_ENCRYPTED_BYTES: usize = CONNECT_TOKEN_PRIVATE_BYTES - MAC_BYTES;
 /// Encrypted bytes of a challenge token (the tag takes the rest).
-const CHALLENGE_ENCRYPTED_BYTES: usize = CHALLENGE_TOKEN_BYTES - MAC_BYTES;
+pub(crate) const CHALLENGE_ENCRYPTED_BYTES: usize = CHALLENGE_TOKEN_BYTES - MAC_BYTES;
 /// Where the address list starts in a private token: client id, timeout, count.
 const PRIVATE_ADDRESSES_OFFSET: usize = 8 + 4 + 4;
 /// Where the address list starts in a public connect token.
@@ -110,6 +114,32 @@ pub struct Overrides {
     /// Open a private token under this expire timestamp instead of the one
     /// in the entry (or, for a connect token, in its bytes).
     pub expire_timestamp: Option<u64>,
+    /// Read a connection request at this time instead of
+    /// [`RequestClock::just_before`] its expire timestamp.
+    pub clock: Option<RequestClock>,
+}
+
+/// The time at which a server reads a connection request, and the bound of
+/// the restart rule (STANDARD.md, "Processing Connection Requests").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestClock {
+    /// Unix seconds now: a token expiring at or before this is refused.
+    pub current_timestamp: u64,
+    /// A token expiring before this is refused by the restart rule; 0 turns
+    /// the rule off.
+    pub min_expire_timestamp: u64,
+}
+
+impl RequestClock {
+    /// The last second at which a token expiring at `expire_timestamp` is
+    /// still accepted, with the restart rule off. A token expiring at 0 is
+    /// accepted at no time: this is then 0, at which it has expired.
+    pub fn just_before(expire_timestamp: u64) -> Self {
+        Self {
+            current_timestamp: expire_timestamp.saturating_sub(1),
+            min_expire_timestamp: 0,
+        }
+    }
 }
 
 /// Runs only `netcode-proto`'s reading and authentication path over `bytes`,
@@ -122,8 +152,9 @@ pub struct Overrides {
 /// * challenge token plaintext: `ChallengeToken::read`;
 /// * sealed challenge token: `ChallengeToken::decrypt`;
 /// * packet: `read_packet` accepting every type, with the entry's packet key
-///   as read key, the private key for a request, and a current time just
-///   before the request's expire timestamp.
+///   as read key, the private key for a request, and for a request the
+///   clock of `overrides` or [`RequestClock::just_before`] its expire
+///   timestamp.
 pub fn open(
     vector: &Vector,
     bytes: &[u8],
@@ -182,7 +213,11 @@ pub fn open(
         }
         Body::Packet(fields) => {
             let keys = PacketKeys::of(fields);
-            let context = keys.context(fields, overrides.protocol_id.unwrap_or(fields.protocol_id));
+            let context = keys.context(
+                fields,
+                overrides.protocol_id.unwrap_or(fields.protocol_id),
+                overrides.clock,
+            );
             let mut buffer = bytes.to_vec();
             read_packet(&context, &mut buffer, None).map_err(Rejection::Packet)?;
         }
@@ -214,17 +249,22 @@ impl PacketKeys {
         }
     }
 
-    /// A context accepting every packet type, at a time just before the
-    /// request's expire timestamp (0 for other packets).
-    fn context(&self, fields: &PacketFields, protocol_id: u64) -> ReadContext<'_> {
-        let current_timestamp = match &fields.content {
-            PacketContent::Request(request) => request.expire_timestamp.saturating_sub(1),
-            _ => 0,
-        };
+    /// A context accepting every packet type, reading a request at `clock`
+    /// or just before its expire timestamp (other packets ignore the clock).
+    fn context(
+        &self,
+        fields: &PacketFields,
+        protocol_id: u64,
+        clock: Option<RequestClock>,
+    ) -> ReadContext<'_> {
+        let clock = clock.unwrap_or(match &fields.content {
+            PacketContent::Request(request) => RequestClock::just_before(request.expire_timestamp),
+            _ => RequestClock::just_before(0),
+        });
         ReadContext {
             protocol_id,
-            current_timestamp,
-            min_expire_timestamp: 0,
+            current_timestamp: clock.current_timestamp,
+            min_expire_timestamp: clock.min_expire_timestamp,
             private_key: self.private_key.as_ref(),
             read_key: self.read_key.as_ref(),
             accepted: PacketTypes::ALL,

@@ -1,9 +1,10 @@
 //! Checks of packets against their entries: framing, decryption and body of
-//! encrypted packets, and connection requests (STANDARD.md, "Packets",
-//! "Reading Encrypted Packets", "Processing Connection Requests").
+//! encrypted packets, and connection requests both on the wire and as a
+//! server reads them (STANDARD.md, "Packets", "Reading Encrypted Packets",
+//! "Processing Connection Requests").
 
 use netcode_proto::constants::{
-    CHALLENGE_TOKEN_BYTES, CONNECTION_REQUEST_BYTES, MAC_BYTES, VERSION_INFO, VERSION_INFO_BYTES,
+    CHALLENGE_TOKEN_BYTES, CONNECTION_REQUEST_BYTES, MAC_BYTES, VERSION_INFO,
 };
 use netcode_proto::crypto::sequence_nonce;
 use netcode_proto::packet::{
@@ -74,6 +75,9 @@ pub(super) fn check_packet(c: &mut Checker, set: &VectorSet, fields: &PacketFiel
         None => {
             c.eq("request prefix_byte", fields.prefix_byte, 0);
             c.eq("request length", bytes.len(), CONNECTION_REQUEST_BYTES);
+            if let PacketContent::Request(want) = &fields.content {
+                check_request_wire(c, set, fields, want, bytes);
+            }
         }
         Some(framing) => {
             let count = sequence_bytes(framing.sequence);
@@ -113,9 +117,21 @@ pub(super) fn check_packet(c: &mut Checker, set: &VectorSet, fields: &PacketFiel
     }
 
     let keys = PacketKeys::of(fields);
-    let context = keys.context(fields, fields.protocol_id);
+    let context = keys.context(fields, fields.protocol_id, None);
     let mut buffer = bytes.to_vec();
-    let (sequence, decoded) = match read_owned(&context, &mut buffer) {
+    let read = read_owned(&context, &mut buffer);
+    if let PacketContent::Request(want) = &fields.content
+        && want.expire_timestamp == 0
+    {
+        // No current time is before 0: a server refuses this request at
+        // any time, so its fields can only be checked on the wire (above).
+        return c.eq(
+            "read_packet of a request whose token expires at 0",
+            read.map(|_| ()),
+            Err(PacketError::TokenExpired),
+        );
+    }
+    let (sequence, decoded) = match read {
         Ok(read) => read,
         Err(e) => return c.fail(format!("read_packet: {e}")),
     };
@@ -142,7 +158,7 @@ pub(super) fn check_packet(c: &mut Checker, set: &VectorSet, fields: &PacketFiel
 
     match (&fields.content, decoded) {
         (PacketContent::Request(want), Decoded::Request(got)) => {
-            check_request(c, set, fields, want, &got, &buffer);
+            check_request_read(c, set, want, &got, &buffer);
         }
         (PacketContent::Denied, Decoded::Denied)
         | (PacketContent::Disconnect, Decoded::Disconnect) => {}
@@ -178,47 +194,32 @@ pub(super) fn check_packet(c: &mut Checker, set: &VectorSet, fields: &PacketFiel
     }
 }
 
-fn check_request(
+/// The bytes of a connection request against its entry, without reading it
+/// as a server would.
+fn check_request_wire(
     c: &mut Checker,
     set: &VectorSet,
     fields: &PacketFields,
     want: &RequestFields,
-    got: &ConnectionRequest,
-    decrypted: &[u8],
+    bytes: &[u8],
 ) {
     c.bytes("version_info", &want.version_info, &VERSION_INFO);
-    if let Some(version) = c.slice("version info", decrypted, 1..1 + VERSION_INFO_BYTES) {
-        c.bytes("version info bytes", version, &want.version_info);
-    }
-    let protocol_offset = 1 + VERSION_INFO_BYTES;
-    if let Some(protocol) = c.slice(
-        "protocol id",
-        decrypted,
-        protocol_offset..protocol_offset + 8,
-    ) {
-        c.bytes(
-            "protocol id bytes",
-            protocol,
-            &fields.protocol_id.to_le_bytes(),
-        );
-    }
-    c.eq(
-        "connect_token_expire_timestamp",
-        got.expire_timestamp,
-        want.expire_timestamp,
-    );
-    c.bytes("connect_token_nonce", &got.nonce, &want.nonce);
-    c.bytes(
-        "mac (tag of the sealed token)",
-        &got.mac,
-        &want.private_data[PRIVATE_ENCRYPTED_BYTES..],
-    );
-    check_private_fields(
+    let mut offset = 1;
+    let mut field = |c: &mut Checker, what: &str, want: &[u8]| {
+        if let Some(got) = c.slice(what, bytes, offset..offset + want.len()) {
+            c.bytes(what, got, want);
+        }
+        offset += want.len();
+    };
+    field(c, "version info bytes", &want.version_info);
+    field(c, "protocol id bytes", &fields.protocol_id.to_le_bytes());
+    field(
         c,
-        "private_connect_token.",
-        &got.token,
-        &want.private_token.token,
+        "connect token expire timestamp bytes",
+        &want.expire_timestamp.to_le_bytes(),
     );
+    field(c, "connect token nonce bytes", &want.nonce);
+    field(c, "sealed private connect token bytes", &want.private_data);
 
     let nested = &want.private_token;
     c.eq(
@@ -241,23 +242,50 @@ fn check_request(
             &sealed,
         );
     }
-    // The sealed token as it appears on the wire: check it on its own (this
-    // decrypts a copy of the original bytes, not read_packet's buffer).
+    // The sealed token on its own (this decrypts a copy of the manifest's
+    // bytes, which must be the wire's, not read_packet's buffer).
+    check_private_encrypted(c, set, "private_connect_token.", nested, &want.private_data);
+}
+
+/// What `read_packet` made of a connection request against its entry.
+fn check_request_read(
+    c: &mut Checker,
+    set: &VectorSet,
+    want: &RequestFields,
+    got: &ConnectionRequest,
+    decrypted: &[u8],
+) {
+    c.eq(
+        "connect_token_expire_timestamp",
+        got.expire_timestamp,
+        want.expire_timestamp,
+    );
+    c.bytes("connect_token_nonce", &got.nonce, &want.nonce);
+    c.bytes(
+        "mac (tag of the sealed token)",
+        &got.mac,
+        &want.private_data[PRIVATE_ENCRYPTED_BYTES..],
+    );
+    check_private_fields(
+        c,
+        "private_connect_token.",
+        &got.token,
+        &want.private_token.token,
+    );
     if let Some(tag) = c.slice(
-        "tag of the sealed token on the wire",
+        "tag of the sealed token after read_packet",
         decrypted,
         CONNECTION_REQUEST_BYTES - MAC_BYTES..CONNECTION_REQUEST_BYTES,
     ) {
         c.bytes(
-            "tag of the sealed token on the wire",
+            "tag of the sealed token after read_packet",
             tag,
             &want.private_data[PRIVATE_ENCRYPTED_BYTES..],
         );
     }
-    check_private_encrypted(c, set, "private_connect_token.", nested, &want.private_data);
     // read_packet decrypted the token in place: that plaintext must be the
     // plaintext vector's.
-    if let Some(name) = &nested.plaintext_vector
+    if let Some(name) = &want.private_token.plaintext_vector
         && let Some(plaintext) = c.other_file(set, name)
         && let Some(want_plain) =
             c.slice("plaintext vector", &plaintext, 0..PRIVATE_ENCRYPTED_BYTES)

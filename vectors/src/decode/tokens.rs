@@ -28,21 +28,24 @@ use super::{
     PUBLIC_ADDRESSES_OFFSET,
 };
 
-fn address_type(address: &SocketAddr) -> u8 {
+/// The wire type byte of an address.
+pub(crate) fn address_type(address: &SocketAddr) -> u8 {
     match address {
         SocketAddr::V4(_) => netcode_proto::address::ADDRESS_IPV4,
         SocketAddr::V6(_) => netcode_proto::address::ADDRESS_IPV6,
     }
 }
 
-fn network_order(ip: &IpAddr) -> Vec<u8> {
+/// The IP in network byte order.
+pub(crate) fn network_order(ip: &IpAddr) -> Vec<u8> {
     match ip {
         IpAddr::V4(ip) => ip.octets().to_vec(),
         IpAddr::V6(ip) => ip.octets().to_vec(),
     }
 }
 
-fn wire_form(address: &SocketAddr) -> Option<Vec<u8>> {
+/// The address as `netcode-proto` writes it inside a token.
+pub(crate) fn wire_form(address: &SocketAddr) -> Option<Vec<u8>> {
     let mut buffer = [0u8; 19];
     let mut writer = Writer::new(&mut buffer);
     write_address(&mut writer, address)?;
@@ -136,10 +139,19 @@ pub(super) fn check_private_fields(
 }
 
 /// Bytes of a private token plaintext that hold data.
-fn private_data_bytes(token: &PrivateConnectToken) -> usize {
-    let addresses: usize = token.server_addresses.iter().map(wire_size).sum();
+pub(crate) fn private_data_bytes(addresses: &[SocketAddr]) -> usize {
+    let addresses: usize = addresses.iter().map(wire_size).sum();
     PRIVATE_ADDRESSES_OFFSET + addresses + 2 * KEY_BYTES + USER_DATA_BYTES
 }
+
+/// Bytes of a public connect token that hold data.
+pub(crate) fn public_data_bytes(addresses: &[SocketAddr]) -> usize {
+    let addresses: usize = addresses.iter().map(wire_size).sum();
+    PUBLIC_ADDRESSES_OFFSET + addresses + 2 * KEY_BYTES
+}
+
+/// Bytes of a challenge token plaintext that hold data.
+pub(crate) const CHALLENGE_DATA_BYTES: usize = 8 + USER_DATA_BYTES;
 
 pub(super) fn check_private_plaintext(c: &mut Checker, fields: &PrivateTokenFields, bytes: &[u8]) {
     c.eq("length", bytes.len(), CONNECT_TOKEN_PRIVATE_BYTES);
@@ -158,7 +170,7 @@ pub(super) fn check_private_plaintext(c: &mut Checker, fields: &PrivateTokenFiel
         PRIVATE_ADDRESSES_OFFSET,
         &fields.server_addresses,
     );
-    let data_bytes = private_data_bytes(&token);
+    let data_bytes = private_data_bytes(&token.server_addresses);
     if let Some(want) = fields.data_bytes {
         c.eq("data_bytes", data_bytes, want);
     }
@@ -270,7 +282,7 @@ pub(super) fn check_private_encrypted(
         Err(e) => return c.fail(format!("{what}PrivateConnectToken::decrypt: {e}")),
     };
     check_private_fields(c, what, &token, &sealed.token);
-    let data_bytes = private_data_bytes(&token);
+    let data_bytes = private_data_bytes(&token.server_addresses);
     if let Some(want) = sealed.token.data_bytes {
         c.eq(format!("{what}data_bytes"), data_bytes, want);
     }
@@ -360,8 +372,7 @@ pub(super) fn check_connect_token(
         token.server_to_client_key.as_bytes(),
         &fields.server_to_client_key,
     );
-    let addresses: usize = token.server_addresses.iter().map(wire_size).sum();
-    let data_bytes = PUBLIC_ADDRESSES_OFFSET + addresses + 2 * KEY_BYTES;
+    let data_bytes = public_data_bytes(&token.server_addresses);
     c.eq("data_bytes", data_bytes, fields.data_bytes);
     if let Some(padding) = bytes.get(data_bytes..) {
         c.zero("padding after the data", padding);
@@ -431,7 +442,7 @@ pub(super) fn check_challenge_plaintext(
         Err(_) => return c.fail(format!("challenge token has {} bytes", bytes.len())),
     };
     check_challenge_fields(c, "", &ChallengeToken::read(buffer), fields);
-    let data_bytes = 8 + USER_DATA_BYTES;
+    let data_bytes = CHALLENGE_DATA_BYTES;
     if let Some(want) = fields.data_bytes {
         c.eq("data_bytes", data_bytes, want);
     }
@@ -490,7 +501,7 @@ pub(super) fn check_challenge_encrypted(
         Err(err) => return c.fail(format!("{what}ChallengeToken::decrypt: {err}")),
     };
     check_challenge_fields(c, what, &token, &sealed.token);
-    let data_bytes = 8 + USER_DATA_BYTES;
+    let data_bytes = CHALLENGE_DATA_BYTES;
     if let Some(want) = sealed.token.data_bytes {
         c.eq(format!("{what}data_bytes"), data_bytes, want);
     }
