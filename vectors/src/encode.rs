@@ -24,17 +24,7 @@ use crate::{Error, Result};
 ///
 /// The result has the length the entry gives, or this returns an error.
 pub fn encode(vector: &Vector) -> Result<Vec<u8>> {
-    let bytes = match &vector.body {
-        Body::PrivateTokenPlaintext(fields) => private_token(fields)?
-            .write()
-            .map_err(|e| Error::new(format!("writing the private token: {e}")))?
-            .to_vec(),
-        Body::PrivateTokenEncrypted(sealed) => seal_private_token(sealed)?.to_vec(),
-        Body::ConnectToken(fields) => connect_token(fields)?,
-        Body::ChallengeTokenPlaintext(fields) => challenge_token(fields).write().to_vec(),
-        Body::ChallengeTokenEncrypted(sealed) => seal_challenge_token(sealed)?.to_vec(),
-        Body::Packet(fields) => packet(fields)?,
-    };
+    let bytes = encode_body(&vector.body)?;
     if bytes.len() != vector.bytes {
         return Err(Error::new(format!(
             "{}: encoded {} bytes, the manifest says {}",
@@ -44,6 +34,21 @@ pub fn encode(vector: &Vector) -> Result<Vec<u8>> {
         )));
     }
     Ok(bytes)
+}
+
+/// The bytes of an entry with this body, whatever length they have.
+pub fn encode_body(body: &Body) -> Result<Vec<u8>> {
+    Ok(match body {
+        Body::PrivateTokenPlaintext(fields) => private_token(fields)?
+            .write()
+            .map_err(|e| Error::new(format!("writing the private token: {e}")))?
+            .to_vec(),
+        Body::PrivateTokenEncrypted(sealed) => seal_private_token(sealed)?.to_vec(),
+        Body::ConnectToken(fields) => connect_token(fields)?,
+        Body::ChallengeTokenPlaintext(fields) => challenge_token(fields).write().to_vec(),
+        Body::ChallengeTokenEncrypted(sealed) => seal_challenge_token(sealed)?.to_vec(),
+        Body::Packet(fields) => packet(fields)?,
+    })
 }
 
 /// The address list of a token from the manifest's addresses.

@@ -8,12 +8,14 @@
 //! into it (ids, timestamps, addresses, keys, nonces, payloads, ...).
 //!
 //! * [`manifest`] parses `manifest.json` into typed values, refusing unknown
-//!   kinds and unknown fields.
+//!   kinds and unknown fields, and writes typed values back as JSON.
 //! * [`encode`](mod@encode) rebuilds the bytes of an entry from its fields alone, with
 //!   `netcode-proto`'s writers and AEADs.
 //! * [`decode`](mod@decode) reads the bytes of an entry back with `netcode-proto`'s
 //!   readers (decrypting where the entry is encrypted) and compares every
 //!   field with the manifest.
+//! * [`generate`] makes a second conforming set with other values, so that
+//!   the tests can show they hold for any set, not only the reference one.
 //! * [`hex`] is the small hex codec the manifest needs.
 //!
 //! This crate's `data/` directory holds our own copy of the set: the
@@ -25,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 pub mod decode;
 pub mod encode;
+pub mod generate;
 pub mod hex;
 pub mod manifest;
 
@@ -76,18 +79,37 @@ pub fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
-/// Where the reference vector set is expected, next to the repository:
-/// `<crate>/../../shared/vectors`. It may be absent.
-pub fn shared_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("..")
-        .join("shared")
-        .join("vectors")
-}
-
 /// The name of the manifest file in a vector set directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// Writes the `.bin` file of every entry of `<dir>/manifest.json`, encoded
+/// from the entry's fields alone; returns how many it wrote.
+///
+/// Every entry is encoded before any file is written, so a failure leaves
+/// the directory as it was. No `.bin` file is read.
+pub fn write_bin_files(dir: &Path) -> Result<usize> {
+    let path = dir.join(MANIFEST_FILE);
+    let text = std::fs::read(&path)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+    let manifest = Manifest::parse(&text)?;
+    if manifest.vectors.len() != manifest.vector_count {
+        return Err(Error::new(format!(
+            "the manifest lists {} vectors but vector_count is {}",
+            manifest.vectors.len(),
+            manifest.vector_count
+        )));
+    }
+    let mut outputs = Vec::with_capacity(manifest.vectors.len());
+    for vector in &manifest.vectors {
+        let bytes = encode(vector).map_err(|e| e.context(&vector.name))?;
+        outputs.push((dir.join(&vector.file), bytes));
+    }
+    for (path, bytes) in &outputs {
+        std::fs::write(path, bytes)
+            .map_err(|e| Error::new(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(outputs.len())
+}
 
 /// A vector set on disk: its directory and its parsed manifest.
 #[derive(Debug, Clone)]

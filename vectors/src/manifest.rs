@@ -8,6 +8,8 @@
 //! * an unknown `kind` is an error, never skipped;
 //! * a field this parser does not know is an error too, so a manifest that
 //!   grows a field cannot silently go unchecked.
+//!
+//! [`write`](mod@write) is the inverse: typed values back to JSON.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,6 +18,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV
 use serde_json::{Map, Value};
 
 use crate::{Error, Result, hex};
+
+pub mod write;
 
 /// The `format` value a manifest must have.
 pub const FORMAT: &str = "netcode-wire-vectors";
