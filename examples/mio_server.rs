@@ -139,15 +139,18 @@ fn run() -> Result<(), String> {
                 println!("{}", describe(&event));
             }
         }
-        for slot in 0..server.max_clients() {
-            while let Some(packet) = server.receive_packet(slot) {
+        // The echoes leave together when the batch ends.
+        let mut batch = server.batch();
+        for slot in 0..batch.max_clients() {
+            while let Some(packet) = batch.receive_packet(slot) {
                 tally.check(packet.data());
-                if server.send_packet(slot, packet.data()).is_ok() {
+                if batch.send_packet(slot, packet.data()).is_ok() {
                     tally.sent += 1;
                 }
-                server.free_packet(packet);
+                batch.free_packet(packet);
             }
         }
+        drop(batch);
 
         let send = now >= next_send;
         if send {

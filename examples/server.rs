@@ -64,17 +64,21 @@ fn run() -> Result<(), String> {
             println!("{}", describe(&event));
         }
 
-        for client_index in 0..server.max_clients() {
-            if server.client_connected(client_index)
-                && server.send_packet(client_index, &payload).is_ok()
+        // This frame's payloads leave together when the batch ends: one
+        // system call per 32 clients on Linux.
+        let mut batch = server.batch();
+        for client_index in 0..batch.max_clients() {
+            if batch.client_connected(client_index)
+                && batch.send_packet(client_index, &payload).is_ok()
             {
                 tally.sent += 1;
             }
-            while let Some(packet) = server.receive_packet(client_index) {
+            while let Some(packet) = batch.receive_packet(client_index) {
                 tally.check(packet.data());
-                server.free_packet(packet);
+                batch.free_packet(packet);
             }
         }
+        drop(batch);
 
         if args.seconds.is_some_and(|limit| now >= limit) {
             break;

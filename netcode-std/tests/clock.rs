@@ -9,9 +9,7 @@ mod memory;
 
 use common::{PROTOCOL_ID, config, key};
 use memory::*;
-use netcode_std::{
-    ClientState, ConnectTokenBuilder, DisconnectReason, MAX_TIME_STEP, ServerEvent,
-};
+use netcode_std::{ClientState, ConnectTokenBuilder, DisconnectReason, MAX_TIME_STEP, ServerEvent};
 use proptest::prelude::*;
 
 /// Seconds of silence before a peer times out, in these tests' tokens.
@@ -51,7 +49,13 @@ fn a_poisoned_server_clock_still_times_out_frees_the_slot_and_admits_anew() {
     let mut clock = Clock(1000.0);
     let mut a = client(&net);
     a.connect(&token(1, server.public_address())).unwrap();
-    assert!(run(&mut clock, 100, &mut server, &mut [&mut a], all_connected));
+    assert!(run(
+        &mut clock,
+        100,
+        &mut server,
+        &mut [&mut a],
+        all_connected
+    ));
 
     for bad in POISON {
         server.update(bad);
@@ -62,9 +66,13 @@ fn a_poisoned_server_clock_still_times_out_frees_the_slot_and_admits_anew() {
 
     // `a` goes silent: the server must time it out and free the slot.
     net.mute(a.local_addr());
-    let timed_out = run(&mut clock, timeout_ticks(), &mut server, &mut [], |server, _| {
-        server.num_connected_clients() == 0
-    });
+    let timed_out = run(
+        &mut clock,
+        timeout_ticks(),
+        &mut server,
+        &mut [],
+        |server, _| server.num_connected_clients() == 0,
+    );
     assert!(timed_out, "the silent client kept its slot");
     assert_eq!(server.disconnect_reason(0), DisconnectReason::TimedOut);
     let events: Vec<_> = std::iter::from_fn(|| server.poll_event()).collect();
@@ -81,25 +89,40 @@ fn a_poisoned_server_clock_still_times_out_frees_the_slot_and_admits_anew() {
     // several timeouts.
     let mut b = client(&net);
     b.connect(&token(2, server.public_address())).unwrap();
-    assert!(run(&mut clock, 100, &mut server, &mut [&mut b], all_connected));
+    assert!(run(
+        &mut clock,
+        100,
+        &mut server,
+        &mut [&mut b],
+        all_connected
+    ));
     let (mut to_server, mut to_client) = (0, 0);
-    run(&mut clock, 200, &mut server, &mut [&mut b], |server, clients| {
-        let b = &mut clients[0];
-        b.send_packet(b"ping").unwrap();
-        server.send_packet(0, b"pong").unwrap();
-        while let Some(p) = server.receive_packet(0) {
-            to_server += 1;
-            server.free_packet(p);
-        }
-        while let Some(p) = b.receive_packet() {
-            to_client += 1;
-            b.free_packet(p);
-        }
-        false
-    });
+    run(
+        &mut clock,
+        200,
+        &mut server,
+        &mut [&mut b],
+        |server, clients| {
+            let b = &mut clients[0];
+            b.send_packet(b"ping").unwrap();
+            server.send_packet(0, b"pong").unwrap();
+            while let Some(p) = server.receive_packet(0) {
+                to_server += 1;
+                server.free_packet(p);
+            }
+            while let Some(p) = b.receive_packet() {
+                to_client += 1;
+                b.free_packet(p);
+            }
+            false
+        },
+    );
     assert_eq!(b.state(), ClientState::Connected);
     assert_eq!(server.client_id(0), Some(2));
-    assert!(to_server > 150 && to_client > 150, "{to_server} {to_client}");
+    assert!(
+        to_server > 150 && to_client > 150,
+        "{to_server} {to_client}"
+    );
 }
 
 #[test]
@@ -123,9 +146,13 @@ fn a_poisoned_client_clock_still_connects_and_times_out() {
     c.update(f64::INFINITY);
     c.update(clock.0 + 1e6);
     net.mute(server.public_address());
-    let timed_out = run(&mut clock, timeout_ticks(), &mut server, &mut [&mut c], |_, c| {
-        c[0].state() == ClientState::ConnectionTimedOut
-    });
+    let timed_out = run(
+        &mut clock,
+        timeout_ticks(),
+        &mut server,
+        &mut [&mut c],
+        |_, c| c[0].state() == ClientState::ConnectionTimedOut,
+    );
     assert!(timed_out, "still {}", c.state());
 }
 
@@ -143,10 +170,7 @@ fn times() -> impl Strategy<Value = Vec<Time>> {
         any::<f64>(),
         (-1e7f64..1e7),
     ];
-    let time = prop_oneof![
-        (0.0f64..0.2).prop_map(Time::Step),
-        any.prop_map(Time::Any),
-    ];
+    let time = prop_oneof![(0.0f64..0.2).prop_map(Time::Step), any.prop_map(Time::Any),];
     prop::collection::vec(time, 1..40)
 }
 
@@ -181,7 +205,7 @@ proptest! {
 
         let silent = if silent_side { c.local_addr() } else { server.public_address() };
         net.mute(silent);
-        let done = run(&mut clock, timeout_ticks() + 100, &mut server, &mut [&mut c], |server, c| {
+        let done = run(&mut clock, timeout_ticks(), &mut server, &mut [&mut c], |server, c| {
             let client_gone = c[0].state() != ClientState::Connected;
             let server_gone = server.num_connected_clients() == 0;
             if silent_side { server_gone } else { client_gone }

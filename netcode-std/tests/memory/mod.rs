@@ -15,10 +15,13 @@ use std::rc::Rc;
 use netcode_std::transport::Socket;
 use netcode_std::{BindMode, Client, ClientConfig, ClientState, Family, Server, ServerConfig};
 
+/// Datagrams waiting at one address, with their senders.
+type Queue = VecDeque<(SocketAddr, Vec<u8>)>;
+
 /// The datagrams in flight, by destination.
 #[derive(Debug, Default)]
 pub struct Net {
-    queues: RefCell<HashMap<SocketAddr, VecDeque<(SocketAddr, Vec<u8>)>>>,
+    queues: RefCell<HashMap<SocketAddr, Queue>>,
     /// Addresses whose sends are lost (a peer gone silent).
     muted: RefCell<HashSet<SocketAddr>>,
 }
@@ -91,7 +94,13 @@ pub fn server(net: &Rc<Net>, config: ServerConfig, slots: usize) -> Server<Memor
 
 /// A client on `net` at 127.0.0.1.
 pub fn client(net: &Rc<Net>) -> Client<MemorySocket> {
-    Client::bind_with("127.0.0.1:0", None::<&str>, ClientConfig::default(), on(net)).unwrap()
+    Client::bind_with(
+        "127.0.0.1:0",
+        None::<&str>,
+        ClientConfig::default(),
+        on(net),
+    )
+    .unwrap()
 }
 
 /// Virtual time in seconds, stepped by the tests.
@@ -129,6 +138,9 @@ pub fn run(
 }
 
 /// Whether every client is connected.
-pub fn all_connected(_: &mut Server<MemorySocket>, clients: &mut [&mut Client<MemorySocket>]) -> bool {
+pub fn all_connected(
+    _: &mut Server<MemorySocket>,
+    clients: &mut [&mut Client<MemorySocket>],
+) -> bool {
     clients.iter().all(|c| c.state() == ClientState::Connected)
 }
