@@ -5,8 +5,19 @@
 //! generation for web backends, and the reference's address syntax.
 //!
 //! All protocol logic lives in the sans-IO core, [`netcode_proto`]
-//! (re-exported as [`proto`]); this crate moves datagrams between it and
-//! the sockets, keeps the time, and queues payloads and events.
+//! (re-exported as [`proto`]); this crate is the host around it, written
+//! once for every transport: it moves datagrams between the core and the
+//! sockets in batches, keeps the time, queues payloads and events, and logs.
+//!
+//! * **Batches**: on Linux one `recvmmsg` / `sendmmsg` per 32 datagrams. A
+//!   datagram leaves before the call that produced it returns, or when the
+//!   [`Batch`] scope that held it ends ([`Server::batch`]).
+//! * **Time**: the caller's clock in seconds; no value can break it (see
+//!   [`MAX_TIME_STEP`] for the rule).
+//! * **Logging**: through the [`log`](https://docs.rs/log) facade, target
+//!   `netcode`: lifecycle at `info`, refused connection attempts with the
+//!   reason at `info` (once per sender per second), failed connects at
+//!   `warn`, other dropped datagrams at `debug` (rate-limited per reason).
 //!
 //! ## A server and a client
 //!
@@ -49,8 +60,8 @@
 //! * [`os_random`], [`random_key`], [`unix_time`]: the OS services the core
 //!   takes as arguments.
 //! * [`transport`]: the socket seam through which other transports
-//!   (`netcode-mio`) reuse this crate's server and client on their own
-//!   sockets.
+//!   (`netcode-mio`) run this crate's server and client on their own
+//!   sockets, with batch methods that default to loops.
 #![forbid(unsafe_code)]
 #![cfg_attr(
     not(test),
