@@ -13,7 +13,7 @@ use netcode_proto::constants::USER_DATA_BYTES;
 use netcode_proto::server::{HeapStorage, Server, ServerConfig, ServerEvent};
 use netcode_proto::sim::{NetworkSimulator, SimConfig};
 use netcode_proto::token::ConnectToken;
-use netcode_std::{TokenRequest, generate_connect_token, os_random, random_key, unix_time};
+use netcode_std::{TokenRequest, generate_connect_token, generate_key, os_random, unix_time};
 
 const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
 const FRAME: Duration = Duration::from_millis(16);
@@ -31,7 +31,7 @@ fn main() -> ExitCode {
 fn run() -> Result<(), String> {
     let server_address: SocketAddr = "127.0.0.1:40000".parse().map_err(|e| format!("{e}"))?;
     let client_address: SocketAddr = "127.0.0.1:50000".parse().map_err(|e| format!("{e}"))?;
-    let private_key = random_key().map_err(|e| e.to_string())?;
+    let private_key = generate_key().map_err(|e| e.to_string())?;
 
     // What a web backend does: issue a token for an authenticated client.
     let user_data = [7u8; USER_DATA_BYTES];

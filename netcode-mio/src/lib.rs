@@ -70,6 +70,7 @@
 //!
 //! [mio]: https://docs.rs/mio
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(
     not(test),
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
@@ -96,6 +97,12 @@ pub use netcode_proto as proto;
 pub use netcode_std as std_support;
 pub use netcode_std::{
     ClientConfig, ClientEvent, ClientState, ConnectError, ConnectTokenBuilder, CreateError,
-    DisconnectReason, Family, MAX_CLIENTS, ReceivedPacket, SendError, ServerConfig, ServerError,
-    ServerEvent, ToAddress, TokenBuildError, TransportStats, generate_connect_token,
+    DisconnectReason, Family, Key, MAX_CLIENTS, ReceivedPacket, SendError, ServerConfig,
+    ServerError, ServerEvent, ToAddress, TokenBuildError, TransportStats, generate_connect_token,
+    generate_key,
 };
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -38,6 +38,7 @@
 //! [netcode 1.02]: https://github.com/mas-bandwidth/netcode/blob/main/STANDARD.md
 #![no_std]
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(
     not(test),
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
@@ -69,3 +70,8 @@ pub use packet::{Packet, PacketError, PacketType, read_packet, write_packet};
 pub use rand_core;
 pub use replay::ReplayProtection;
 pub use token::{ConnectToken, PrivateConnectToken, generate_connect_token};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -57,12 +57,14 @@
 //! * [`generate_connect_token`] and [`ConnectTokenBuilder`]: tokens stamped
 //!   with the system clock, keys and nonces from the operating system.
 //! * [`transfer_loopback`]: a listen server's own, in-process client.
-//! * [`os_random`], [`random_key`], [`unix_time`]: the OS services the core
+//! * [`os_random`], [`generate_key`], [`random_client_id`], [`unix_time`]:
+//!   the OS services the core
 //!   takes as arguments.
 //! * [`transport`]: the socket seam through which other transports
 //!   (`netcode-mio`) run this crate's server and client on their own
 //!   sockets, with batch methods that default to loops.
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(
     not(test),
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
@@ -95,10 +97,13 @@ pub use events::EVENT_QUEUE_SIZE;
 pub use loopback::transfer_loopback;
 pub use netcode_proto as proto;
 pub use netcode_proto::client::{ClientEvent, ClientState, LoopbackError};
+pub use netcode_proto::constants;
+pub use netcode_proto::crypto::{Key, KeyError};
 pub use netcode_proto::server::{DisconnectReason, ServerError, ServerEvent};
 pub use netcode_proto::session::SendError;
+pub use netcode_proto::token::{ConnectToken, TokenError};
 pub use packet::{PACKET_QUEUE_SIZE, ReceivedPacket};
-pub use random::{OsRandom, RandomError, os_random, random_bytes, random_key};
+pub use random::{OsRandom, RandomError, generate_key, os_random, random_bytes, random_client_id};
 pub use server::{BindMode, MAX_CLIENTS, SERVER_LOOPBACK_QUEUE_SIZE, Server, ServerConfig};
 pub use socket::{
     DEFAULT_SOCKET_BUFFER_BYTES, DSCP_EF_TOS, MIN_SOCKET_BUFFER_BYTES, PACKET_TAGGING_TOS,
@@ -107,3 +112,8 @@ pub use socket::{
 pub use stats::TransportStats;
 pub use time::unix_time;
 pub use token::{ConnectTokenBuilder, TokenBuildError, TokenRequest, generate_connect_token};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -30,6 +30,9 @@ mod backend;
 #[cfg(feature = "ring")]
 mod rustcrypto;
 
+mod key_text;
+pub use key_text::{KeyError, KeyHex};
+
 /// The AEAD backend compiled in: `"rustcrypto"` (the default) or `"ring"`.
 pub const BACKEND: &str = if cfg!(feature = "ring") {
     "ring"
