@@ -79,30 +79,42 @@ fn families_of(
         .filter(move |f| socket(*f) == Some(token))
 }
 
+/// The constructors of [`Registered`], the same for both types: the host's
+/// `bind_with` with the sockets adopted into the registry.
+macro_rules! registered_constructors {
+    ($config:ty) => {
+        type Config = $config;
+
+        fn new(
+            address: impl ToAddress,
+            config: $config,
+            registry: &Registry,
+            token: Token,
+        ) -> Result<Self, CreateError> {
+            let adopt = socket::adopt(registry, token, token);
+            Self::bind_with(address, None::<SocketAddr>, config, adopt)
+        }
+
+        fn new_dual(
+            address: impl ToAddress,
+            address2: impl ToAddress,
+            config: $config,
+            registry: &Registry,
+            token_v4: Token,
+            token_v6: Token,
+        ) -> Result<Self, CreateError> {
+            let adopt = socket::adopt(registry, token_v4, token_v6);
+            Self::bind_with(address, Some(address2), config, adopt)
+        }
+
+        fn deregister(&mut self, registry: &Registry) -> io::Result<()> {
+            socket::deregister(registry, self.sockets_mut())
+        }
+    };
+}
+
 impl Registered for Server {
-    type Config = ServerConfig;
-
-    fn new(
-        address: impl ToAddress,
-        config: ServerConfig,
-        registry: &Registry,
-        token: Token,
-    ) -> Result<Self, CreateError> {
-        let adopt = socket::adopt(registry, token, token);
-        Self::bind_with(address, None::<SocketAddr>, config, adopt)
-    }
-
-    fn new_dual(
-        address: impl ToAddress,
-        address2: impl ToAddress,
-        config: ServerConfig,
-        registry: &Registry,
-        token_v4: Token,
-        token_v6: Token,
-    ) -> Result<Self, CreateError> {
-        let adopt = socket::adopt(registry, token_v4, token_v6);
-        Self::bind_with(address, Some(address2), config, adopt)
-    }
+    registered_constructors!(ServerConfig);
 
     fn handle_readable(&mut self, token: Token, time: f64) -> bool {
         let families: heapless::Vec<Family, 2> =
@@ -112,36 +124,10 @@ impl Registered for Server {
         }
         !families.is_empty()
     }
-
-    fn deregister(&mut self, registry: &Registry) -> io::Result<()> {
-        socket::deregister(registry, self.sockets_mut())
-    }
 }
 
 impl Registered for Client {
-    type Config = ClientConfig;
-
-    fn new(
-        address: impl ToAddress,
-        config: ClientConfig,
-        registry: &Registry,
-        token: Token,
-    ) -> Result<Self, CreateError> {
-        let adopt = socket::adopt(registry, token, token);
-        Self::bind_with(address, None::<SocketAddr>, config, adopt)
-    }
-
-    fn new_dual(
-        address: impl ToAddress,
-        address2: impl ToAddress,
-        config: ClientConfig,
-        registry: &Registry,
-        token_v4: Token,
-        token_v6: Token,
-    ) -> Result<Self, CreateError> {
-        let adopt = socket::adopt(registry, token_v4, token_v6);
-        Self::bind_with(address, Some(address2), config, adopt)
-    }
+    registered_constructors!(ClientConfig);
 
     fn handle_readable(&mut self, token: Token, time: f64) -> bool {
         let ours = families_of(token, |f| self.socket(f).map(RegisteredSocket::token))
@@ -151,9 +137,5 @@ impl Registered for Client {
             self.drain_socket(time);
         }
         ours
-    }
-
-    fn deregister(&mut self, registry: &Registry) -> io::Result<()> {
-        socket::deregister(registry, self.sockets_mut())
     }
 }

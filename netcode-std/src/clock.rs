@@ -22,6 +22,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::logging::DropLog;
+use crate::stats::TransportStats;
+
 /// The longest step one call can move the protocol's clock: a forward jump
 /// of the caller's clock beyond this counts as this much.
 ///
@@ -72,6 +75,26 @@ impl Clock {
         }
         self.updated_at = Some(Instant::now());
         (self.now, anomaly)
+    }
+
+    /// [`update`](Self::update), counting what was wrong with `seconds` in
+    /// `stats` and logging it in `log`; returns the core's time.
+    pub(crate) fn advance(
+        &mut self,
+        seconds: f64,
+        stats: &mut TransportStats,
+        log: &mut DropLog,
+    ) -> Duration {
+        let (now, anomaly) = self.update(seconds);
+        if let Some(anomaly) = anomaly {
+            match anomaly {
+                TimeAnomaly::NotFinite => stats.times_not_finite += 1,
+                TimeAnomaly::Backward => stats.times_backward += 1,
+                TimeAnomaly::Jump => stats.time_jumps += 1,
+            }
+            log.clock(seconds, anomaly);
+        }
+        now
     }
 
     /// How far the rule moves the core's clock for the caller's time

@@ -24,7 +24,7 @@ use netcode_proto::stats::Stats;
 
 use crate::address::ToAddress;
 use crate::batch::{Batch, Batching, sealed};
-use crate::clock::{Clock, TimeAnomaly};
+use crate::clock::Clock;
 use crate::error::{CreateError, Family};
 use crate::link::{self, Inbox, Link, Outbox};
 use crate::logging::TARGET;
@@ -285,17 +285,8 @@ impl<S: Socket> Server<S> {
     /// Moves the clock to the caller's `time`, counting and logging what
     /// was wrong with it.
     fn advance(&mut self, time: f64) -> Duration {
-        let (now, anomaly) = self.clock.update(time);
-        if let Some(anomaly) = anomaly {
-            let stats = &mut self.io.link.stats;
-            match anomaly {
-                TimeAnomaly::NotFinite => stats.times_not_finite += 1,
-                TimeAnomaly::Backward => stats.times_backward += 1,
-                TimeAnomaly::Jump => stats.time_jumps += 1,
-            }
-            self.io.log.clock(time, anomaly);
-        }
-        now
+        self.clock
+            .advance(time, &mut self.io.link.stats, &mut self.io.log)
     }
 
     fn receive(&mut self, now: Duration, family: Family) {
