@@ -18,7 +18,7 @@ use netcode_std::{
     Client, ClientEvent, ClientState, ConnectTokenBuilder, Server, ServerConfig, ServerEvent,
 };
 
-/// Payloads each way before the server kicks the client.
+/// Payloads that reach each side before the server kicks the client.
 const PAYLOADS: u64 = 10;
 /// The run gives up after this long.
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -87,12 +87,6 @@ fn run() -> Result<(), String> {
             }
         }
 
-        if client.state() == ClientState::Connected {
-            client.send_packet(&payload).map_err(|e| e.to_string())?;
-        }
-        if server.client_connected(0) {
-            server.send_packet(0, &payload).map_err(|e| e.to_string())?;
-        }
         while let Some(packet) = server.receive_packet(0) {
             if !is_payload(packet.data()) {
                 return Err("the server received a wrong payload".into());
@@ -106,6 +100,16 @@ fn run() -> Result<(), String> {
             }
             to_client += 1;
             client.free_packet(packet);
+        }
+
+        // Each side sends until the other has received ten. A payload sent
+        // in one frame is read in the next, before this point, so exactly
+        // ten arrive each way, and one lost on the way is made up for.
+        if client.state() == ClientState::Connected && to_server < PAYLOADS {
+            client.send_packet(&payload).map_err(|e| e.to_string())?;
+        }
+        if server.client_connected(0) && to_client < PAYLOADS {
+            server.send_packet(0, &payload).map_err(|e| e.to_string())?;
         }
 
         if to_server >= PAYLOADS && to_client >= PAYLOADS && server.client_connected(0) {
