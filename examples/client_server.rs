@@ -7,12 +7,16 @@
 //! ```text
 //! cargo run --release -p netcode-examples --example client_server
 //! ```
+//!
+//! It takes no arguments; `--help` says what it prints and how it exits.
 
 use std::net::UdpSocket;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use netcode_examples::{Frames, PRIVATE_KEY, PROTOCOL_ID, finish, is_payload, payload};
+use netcode_examples::{
+    Frames, PRIVATE_KEY, PROTOCOL_ID, is_payload, no_arguments, payload, run_program,
+};
 use netcode_std::proto::Key;
 use netcode_std::{
     Client, ClientEvent, ClientState, ConnectTokenBuilder, Server, ServerConfig, ServerEvent,
@@ -23,8 +27,25 @@ const PAYLOADS: u64 = 10;
 /// The run gives up after this long.
 const DEADLINE: Duration = Duration::from_secs(10);
 
+/// What `--help` prints.
+const USAGE: &str = "\
+client_server: a server and a client in one process, over loopback UDP
+
+usage: cargo run --release -p netcode-examples --example client_server
+
+The server listens on [::1] (or 127.0.0.1 where there is no IPv6) on a
+free port; the client connects with a connect token for it; ten 1200-byte
+payloads reach each side; the server disconnects the client. It prints
+each client state change, the server's events and the time to connect,
+and exits 0, or prints one `error:` line and exits 1 if any payload is
+wrong or the run takes more than 10 s. It takes no arguments.
+
+options:
+  -h, --help   print this help
+";
+
 pub(crate) fn main() -> ExitCode {
-    finish(run())
+    run_program(USAGE, no_arguments, |()| run())
 }
 
 fn run() -> Result<(), String> {

@@ -5,31 +5,19 @@
 //! The loop has no frame rate: it sleeps in `Poll::poll` until a datagram
 //! arrives or the earliest of the server's and clients' `poll_timeout`s
 //! (their next keep-alive, send or timeout) and the clients' next send.
-//! Protocol id 0x1122334455667788 and the reference's test key; one
-//! address, `127.0.0.1:40000` by default, or two for dual stack (both
-//! sockets under one token, every other client on the second address);
-//! 256 slots (or K, if more).
 //!
-//! ```text
-//! cargo run --release -p netcode-examples --example mio_server [ADDRESS [ADDRESS2]] [--seconds N] [--clients K]
-//! ```
-//!
-//! Each client sends the 1200-byte reference payload (byte i = i % 256)
-//! every 50 ms while connected and checks every echo. Without `--seconds`
-//! it runs until interrupted. With `--seconds N` it stops after N seconds
-//! and exits 0 only if the server received and echoed correct payloads
-//! and, with `--clients K`, every one of the K clients connected and got
-//! correct echoes; otherwise it prints one `error:` line and exits 1. Port
-//! 0 picks a free port; the `listening on` line says which.
+//! `USAGE`, which `--help` prints, says what it does, what it takes and
+//! how it exits.
 
 use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use lexopt::Parser;
 use netcode_examples::{
-    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS,
-    Tally, describe, finish, payload, print_listening,
+    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, CommandLineError, PRIVATE_KEY, PROTOCOL_ID,
+    SERVER_ADDRESS, Tally, describe, payload, print_listening, run_program, value,
 };
 use netcode_mio::Registered;
 use netcode_mio::mio::{Events, Poll, Token};
@@ -48,8 +36,34 @@ const SLOTS: usize = 256;
 /// How often each connected client sends a payload.
 const SEND_INTERVAL: Duration = Duration::from_millis(50);
 
+/// What `--help` prints.
+const USAGE: &str = "\
+mio_server: an echo server on a mio event loop, with clients of its own
+
+usage: cargo run --release -p netcode-examples --example mio_server -- [ADDRESS [ADDRESS2]] [--seconds N] [--clients K]
+
+Listens on ADDRESS (default 127.0.0.1:40000), and on ADDRESS2 too for
+dual stack; port 0 picks a free port, which the `server listening on`
+line shows. 256 slots (or K, if more), protocol id 0x1122334455667788 and
+the reference's test key. It echoes every payload back to its sender,
+checks that each is the 1200-byte reference payload (byte i = i % 256),
+and sleeps until a datagram arrives or the next deadline. It prints
+connects and disconnects (the first few, with many clients) and a
+summary with its wake-ups at the end.
+
+options:
+  --clients K  also run K netcode-mio clients in the same loop, every
+               other one on ADDRESS2; each sends the payload every 50 ms
+               and checks the echoes (default 0)
+  --seconds N  stop after N seconds, then exit 0 only if the server
+               received and echoed correct payloads and each of the K
+               clients connected and got correct echoes, else print one
+               `error:` line and exit 1 (default: run until stopped)
+  -h, --help   print this help
+";
+
 pub(crate) fn main() -> ExitCode {
-    finish(run())
+    run_program(USAGE, parse_args, run)
 }
 
 /// One of the in-process clients and what it saw.
@@ -58,8 +72,7 @@ struct Player {
     tally: Tally,
 }
 
-fn run() -> Result<(), String> {
-    let (args, client_count) = parse_args(std::env::args().skip(1))?;
+fn run((args, client_count): (Args, usize)) -> Result<(), String> {
     let mut poll = Poll::new().map_err(|e| format!("failed to create the poll: {e}"))?;
     let mut events = Events::with_capacity(1024);
 
@@ -241,26 +254,18 @@ fn verdict(server: &Tally, players: &[Player]) -> Result<(), String> {
     }
 }
 
-/// The shared arguments, plus this example's own `--clients K` (or
-/// `--clients=K`).
-fn parse_args(args: impl IntoIterator<Item = String>) -> Result<(Args, usize), String> {
-    let mut rest = Vec::new();
+/// The shared arguments, plus this example's own `--clients K`.
+fn parse_args(parser: &mut Parser) -> Result<(Args, usize), CommandLineError> {
     let mut clients = 0;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let value = match arg.strip_prefix("--clients") {
-            Some("") => args.next().ok_or("--clients needs a number")?,
-            Some(tail) if tail.starts_with('=') => tail[1..].to_string(),
-            _ => {
-                rest.push(arg);
-                continue;
-            }
-        };
-        clients = value
-            .parse()
-            .ok()
-            .filter(|n| *n <= MAX_CLIENTS)
-            .ok_or_else(|| format!("--clients: {value:?} is not a count up to {MAX_CLIENTS}"))?;
-    }
-    Ok((Args::parse(rest, 2)?, clients))
+    let args = Args::parse_with(parser, 2, |name, parser| {
+        if name != "--clients" {
+            return Ok(false);
+        }
+        clients = value(parser, name, "a count")?;
+        if clients > MAX_CLIENTS {
+            return Err(format!("--clients: {clients} is more than {MAX_CLIENTS}").into());
+        }
+        Ok(true)
+    })?;
+    Ok((args, clients))
 }
