@@ -147,11 +147,7 @@ impl Args {
     /// The verdict on `tally` of a run that was `interrupted` or not, as
     /// [`Args::judged_in_full`] says.
     pub fn verdict(&self, tally: &Tally, interrupted: bool) -> Result<(), String> {
-        if self.judged_in_full(interrupted) {
-            tally.verdict()
-        } else {
-            tally.content_verdict()
-        }
+        tally.judge(self.judged_in_full(interrupted))
     }
 }
 

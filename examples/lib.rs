@@ -1,11 +1,14 @@
 //! What the example programs share: the C reference examples' constants
 //! (protocol id, test key, token expiry and timeout, address, 60 Hz), their
 //! payload (1200 bytes whose byte i is `i % 256`), a tally of what went
-//! each way, a frame clock and their command lines (`args`).
+//! each way, a frame clock, their command lines (`args`) and Ctrl-C
+//! (`interrupt`).
 
 mod args;
+mod interrupt;
 
 pub use args::{Args, CommandLineError, USAGE_ERROR, no_arguments, run_program, unexpected, value};
+pub use interrupt::{FORCED_EXIT, Interrupt};
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -97,6 +100,16 @@ impl Tally {
             Err("connected, but no payload was received".into())
         } else {
             Ok(())
+        }
+    }
+
+    /// [`Tally::verdict`] for a run judged `in_full`, otherwise
+    /// [`Tally::content_verdict`] (see [`Args::judged_in_full`]).
+    pub fn judge(&self, in_full: bool) -> Result<(), String> {
+        if in_full {
+            self.verdict()
+        } else {
+            self.content_verdict()
         }
     }
 

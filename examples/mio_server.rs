@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 
 use lexopt::Parser;
 use netcode_examples::{
-    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, CommandLineError, PRIVATE_KEY, PROTOCOL_ID,
-    SERVER_ADDRESS, Tally, describe, payload, print_listening, run_program, value,
+    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, CommandLineError, Interrupt, PRIVATE_KEY,
+    PROTOCOL_ID, SERVER_ADDRESS, Tally, describe, payload, print_listening, run_program, value,
 };
 use netcode_mio::Registered;
-use netcode_mio::mio::{Events, Poll, Token};
+use netcode_mio::mio::{Events, Poll, Token, Waker};
 use netcode_mio::proto::Key;
 use netcode_mio::{
     Client, ClientConfig, ClientEvent, ClientState, ConnectTokenBuilder, MAX_CLIENTS, Server,
@@ -29,6 +29,9 @@ use netcode_mio::{
 
 /// The server's sockets' token; client `i` has `Token(i + 1)`.
 const SERVER: Token = Token(0);
+
+/// The token of the waker that Ctrl-C sets off.
+const WAKE: Token = Token(usize::MAX);
 
 /// The reference server's slot count.
 const SLOTS: usize = 256;
@@ -60,6 +63,11 @@ options:
                clients connected and got correct echoes, else print one
                `error:` line and exit 1 (default: run until stopped)
   -h, --help   print this help
+
+Ctrl-C (SIGINT), SIGTERM or SIGHUP wakes the loop and stops the server
+at once: every client gets disconnect packets and the summary is
+printed. An interrupted run exits 0 unless a payload was wrong; with
+--seconds N the rule above holds.
 ";
 
 pub(crate) fn main() -> ExitCode {
@@ -75,6 +83,14 @@ struct Player {
 fn run((args, client_count): (Args, usize)) -> Result<(), String> {
     let mut poll = Poll::new().map_err(|e| format!("failed to create the poll: {e}"))?;
     let mut events = Events::with_capacity(1024);
+    // Ctrl-C wakes the loop, which may be asleep with no deadline at all;
+    // caught before the `listening on` line, which tells a script that the
+    // server is up and may be stopped.
+    let waker = Waker::new(poll.registry(), WAKE)
+        .map_err(|e| format!("failed to create the waker: {e}"))?;
+    let interrupt = Interrupt::catch_then(move || {
+        let _ = waker.wake();
+    })?;
 
     let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY));
     let registry = poll.registry();
@@ -111,7 +127,12 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
     let mut next_send = 0.0;
     let mut wakeups = 0u64;
     loop {
-        // Sleep until a datagram or the earliest deadline of anyone here.
+        if interrupt.requested() {
+            println!("interrupted");
+            break;
+        }
+        // Sleep until a datagram, Ctrl-C or the earliest deadline of
+        // anyone here.
         let now = seconds();
         let until = |at: f64| Duration::from_secs_f64((at - now).max(0.0));
         let timeout = players
@@ -131,7 +152,8 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
         let now = seconds();
         for event in events.iter() {
             let token = event.token();
-            if !server.handle_readable(token, now)
+            if token != WAKE
+                && !server.handle_readable(token, now)
                 && let Some(player) = token.0.checked_sub(1).and_then(|i| players.get_mut(i))
             {
                 player.client.handle_readable(token, now);
@@ -183,7 +205,20 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
         "shutting down after {elapsed:.1} s and {wakeups} wake-ups: {}",
         tally.summary()
     );
-    verdict(&tally, &players)
+    // Every client gets disconnect packets now.
+    server.stop();
+    let stopped: Vec<ServerEvent> = std::iter::from_fn(|| server.poll_event()).collect();
+    if stopped.len() <= 8 {
+        stopped
+            .iter()
+            .for_each(|event| println!("{}", describe(event)));
+    } else {
+        println!(
+            "{} clients disconnected (server disconnected)",
+            stopped.len()
+        );
+    }
+    verdict(&tally, &players, args.judged_in_full(interrupt.requested()))
 }
 
 /// Client `index` with a token for `server`, connecting.
@@ -228,9 +263,11 @@ impl Player {
 }
 
 /// Success only if the server echoed correct payloads and every in-process
-/// client connected and got correct echoes.
-fn verdict(server: &Tally, players: &[Player]) -> Result<(), String> {
-    server.verdict().map_err(|e| format!("server: {e}"))?;
+/// client connected and got correct echoes; for a run not judged
+/// `in_full` (see [`Args::judged_in_full`]), only if no payload was wrong.
+fn verdict(server: &Tally, players: &[Player], in_full: bool) -> Result<(), String> {
+    let judge = |tally: &Tally| tally.judge(in_full);
+    judge(server).map_err(|e| format!("server: {e}"))?;
     if players.is_empty() {
         return Ok(());
     }
@@ -239,16 +276,15 @@ fn verdict(server: &Tally, players: &[Player]) -> Result<(), String> {
         "{good} of {} clients connected and got correct echoes",
         players.len()
     );
+    let failed = players.iter().filter(|p| judge(&p.tally).is_err()).count();
     match players.iter().enumerate().find_map(|(i, p)| {
-        p.tally
-            .verdict()
+        judge(&p.tally)
             .err()
             .map(|e| format!("client {i}: {e} ({})", p.tally.summary()))
     }) {
         None => Ok(()),
         Some(first) => Err(format!(
-            "{} of {} clients failed; first, {first}",
-            players.len() - good,
+            "{failed} of {} clients failed; first, {first}",
             players.len()
         )),
     }

@@ -7,8 +7,8 @@
 use std::process::ExitCode;
 
 use netcode_examples::{
-    Args, Frames, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, SERVER_ADDRESS6, Tally, describe,
-    payload, print_listening, run_program,
+    Args, Frames, Interrupt, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, SERVER_ADDRESS6, Tally,
+    describe, payload, print_listening, run_program,
 };
 use netcode_std::proto::Key;
 use netcode_std::{Server, ServerConfig, ServerEvent};
@@ -35,6 +35,11 @@ options:
                connected and a correct payload went each way, else print
                one `error:` line and exit 1 (default: run until stopped)
   -h, --help   print this help
+
+Ctrl-C (SIGINT), SIGTERM or SIGHUP stops it at once, as server.c does:
+every client gets disconnect packets and the summary is printed. An
+interrupted run exits 0 unless a payload was wrong; with --seconds N the
+rule above holds.
 ";
 
 pub(crate) fn main() -> ExitCode {
@@ -53,6 +58,9 @@ fn run(args: Args) -> Result<(), String> {
     };
     let mut server = server.map_err(|e| format!("failed to create server: {e}"))?;
 
+    // Caught before the `listening on` line, which tells a script that
+    // the server is up and may be stopped.
+    let interrupt = Interrupt::catch()?;
     println!("[server]");
     print_listening(server.public_address(), server.secondary_address());
     server
@@ -87,6 +95,10 @@ fn run(args: Args) -> Result<(), String> {
         }
         drop(batch);
 
+        if interrupt.requested() {
+            println!("interrupted");
+            break;
+        }
         if args.seconds.is_some_and(|limit| now >= limit) {
             break;
         }
@@ -94,9 +106,11 @@ fn run(args: Args) -> Result<(), String> {
     }
 
     println!("shutting down: {}", tally.summary());
+    // Every client gets disconnect packets now, as the reference's
+    // destroy sends them.
     server.stop();
     while let Some(event) = server.poll_event() {
         println!("{}", describe(&event));
     }
-    tally.verdict()
+    args.verdict(&tally, interrupt.requested())
 }
