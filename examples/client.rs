@@ -1,40 +1,52 @@
 //! A client that behaves like the C reference's `client.c`, so the two
 //! implementations' examples talk to each other.
 //!
-//! Dual-stack sockets on `0.0.0.0` and `::` (IPv4 only where there is no
-//! IPv6); a connect token made here for the server address (127.0.0.1:40000
-//! by default) with the reference's protocol id, test key, 30 s expiry and
-//! 5 s timeout, a random client id and random user data; a 60 Hz loop that
-//! sends the 1200-byte reference payload (byte i = i % 256) every frame
-//! while connected and checks every payload it receives. Each state change
-//! is printed.
-//!
-//! ```text
-//! cargo run --release -p netcode-examples --example client [SERVER_ADDRESS] [--seconds N]
-//! ```
-//!
-//! It stops when the connection ends (as `client.c` does), after N seconds
-//! with `--seconds N`, and otherwise runs until interrupted. It exits 0 only
-//! if it connected and at least one correct payload went each way;
-//! otherwise it prints one `error:` line and exits 1.
+//! `USAGE`, which `--help` prints, says what it does, what it takes and
+//! how it exits.
 
 use std::process::ExitCode;
 
 use netcode_examples::{
-    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, Frames, PRIVATE_KEY, PROTOCOL_ID,
-    SERVER_ADDRESS, Tally, finish, payload,
+    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, Frames, Interrupt, PRIVATE_KEY, PROTOCOL_ID,
+    SERVER_ADDRESS, Tally, payload, run_program,
 };
 use netcode_std::proto::Key;
 use netcode_std::{
     Client, ClientEvent, ClientState, ConnectTokenBuilder, parse_address, random_bytes,
 };
 
+/// What `--help` prints.
+const USAGE: &str = "\
+client: a client that behaves like the C reference's client.c
+
+usage: cargo run --release -p netcode-examples --example client -- [SERVER_ADDRESS] [--seconds N]
+
+Makes a connect token for SERVER_ADDRESS (default 127.0.0.1:40000) with
+protocol id 0x1122334455667788, the reference's test key, 30 s expiry,
+5 s timeout, a random client id and random user data, and connects from
+0.0.0.0 and :: (IPv4 only where there is no IPv6). Every 1/60 s while
+connected it sends the 1200-byte reference payload (byte i = i % 256)
+and checks every payload it receives; it prints each state change, a
+line when the first correct payload arrives, and a summary at the end. It stops when the connection ends, as client.c does,
+and then exits 0 only if it connected and a correct payload went each
+way, else prints one `error:` line and exits 1.
+
+options:
+  --seconds N  stop after N seconds at the latest, with the same verdict
+               (default: run until the connection ends or it is stopped)
+  -h, --help   print this help
+
+Ctrl-C (SIGINT), SIGTERM or SIGHUP disconnects it at once, as client.c
+does: the server gets disconnect packets rather than timing it out. An
+interrupted run exits 0 unless a payload was wrong; with --seconds N the
+verdict above holds.
+";
+
 pub(crate) fn main() -> ExitCode {
-    finish(run())
+    run_program(USAGE, |parser| Args::parse(parser, 1), run)
 }
 
-fn run() -> Result<(), String> {
-    let args = Args::parse(std::env::args().skip(1), 1)?;
+fn run(args: Args) -> Result<(), String> {
     let text = args
         .positional
         .first()
@@ -45,6 +57,7 @@ fn run() -> Result<(), String> {
     let mut client = Client::new_dual("0.0.0.0", "::")
         .or_else(|_| Client::new("0.0.0.0"))
         .map_err(|e| format!("failed to create client: {e}"))?;
+    let interrupt = Interrupt::catch()?;
     println!("[client]");
 
     let mut id = [0u8; 8];
@@ -92,11 +105,19 @@ fn run() -> Result<(), String> {
             tally.sent += 1;
         }
         while let Some(packet) = client.receive_packet() {
+            let first = tally.received == 0;
             tally.check(packet.data());
+            if first && tally.received == 1 {
+                println!("first payload received");
+            }
             client.free_packet(packet);
         }
 
         if client.state().code() <= 0 {
+            break;
+        }
+        if interrupt.requested() {
+            println!("interrupted");
             break;
         }
         if args.seconds.is_some_and(|limit| now >= limit) {
@@ -106,8 +127,12 @@ fn run() -> Result<(), String> {
     }
 
     println!("{}", tally.summary());
+    // The server gets disconnect packets now, rather than timing the
+    // client out.
     client.disconnect();
-    tally
-        .verdict()
+    while let Some(ClientEvent::StateChanged { from, to }) = client.poll_event() {
+        println!("client state: {from} -> {to}");
+    }
+    args.verdict(&tally, interrupt.requested())
         .map_err(|reason| format!("{reason} (last state: {last_state})"))
 }

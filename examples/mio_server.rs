@@ -5,34 +5,22 @@
 //! The loop has no frame rate: it sleeps in `Poll::poll` until a datagram
 //! arrives or the earliest of the server's and clients' `poll_timeout`s
 //! (their next keep-alive, send or timeout) and the clients' next send.
-//! Protocol id 0x1122334455667788 and the reference's test key; one
-//! address, `127.0.0.1:40000` by default, or two for dual stack (both
-//! sockets under one token, every other client on the second address);
-//! 256 slots (or K, if more).
 //!
-//! ```text
-//! cargo run --release -p netcode-examples --example mio_server [ADDRESS [ADDRESS2]] [--seconds N] [--clients K]
-//! ```
-//!
-//! Each client sends the 1200-byte reference payload (byte i = i % 256)
-//! every 50 ms while connected and checks every echo. Without `--seconds`
-//! it runs until interrupted. With `--seconds N` it stops after N seconds
-//! and exits 0 only if the server received and echoed correct payloads
-//! and, with `--clients K`, every one of the K clients connected and got
-//! correct echoes; otherwise it prints one `error:` line and exits 1. Port
-//! 0 picks a free port; the `listening on` line says which.
+//! `USAGE`, which `--help` prints, says what it does, what it takes and
+//! how it exits.
 
 use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use lexopt::Parser;
 use netcode_examples::{
-    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS,
-    Tally, describe, finish, payload, print_listening,
+    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, CommandLineError, Interrupt, PRIVATE_KEY,
+    PROTOCOL_ID, SERVER_ADDRESS, Tally, describe, payload, print_listening, run_program, value,
 };
 use netcode_mio::Registered;
-use netcode_mio::mio::{Events, Poll, Token};
+use netcode_mio::mio::{Events, Poll, Token, Waker};
 use netcode_mio::proto::Key;
 use netcode_mio::{
     Client, ClientConfig, ClientEvent, ClientState, ConnectTokenBuilder, MAX_CLIENTS, Server,
@@ -42,14 +30,48 @@ use netcode_mio::{
 /// The server's sockets' token; client `i` has `Token(i + 1)`.
 const SERVER: Token = Token(0);
 
+/// The token of the waker that Ctrl-C sets off.
+const WAKE: Token = Token(usize::MAX);
+
 /// The reference server's slot count.
 const SLOTS: usize = 256;
 
 /// How often each connected client sends a payload.
 const SEND_INTERVAL: Duration = Duration::from_millis(50);
 
+/// What `--help` prints.
+const USAGE: &str = "\
+mio_server: an echo server on a mio event loop, with clients of its own
+
+usage: cargo run --release -p netcode-examples --example mio_server -- [ADDRESS [ADDRESS2]] [--seconds N] [--clients K]
+
+Listens on ADDRESS (default 127.0.0.1:40000), and on ADDRESS2 too for
+dual stack; port 0 picks a free port, which the `server listening on`
+line shows. 256 slots (or K, if more), protocol id 0x1122334455667788 and
+the reference's test key. It echoes every payload back to its sender,
+checks that each is the 1200-byte reference payload (byte i = i % 256),
+and sleeps until a datagram arrives or the next deadline. It prints
+connects and disconnects (the first few, with many clients) and a
+summary with its wake-ups at the end.
+
+options:
+  --clients K  also run K netcode-mio clients in the same loop, every
+               other one on ADDRESS2; each sends the payload every 50 ms
+               and checks the echoes (default 0)
+  --seconds N  stop after N seconds, then exit 0 only if the server
+               received and echoed correct payloads and each of the K
+               clients connected and got correct echoes, else print one
+               `error:` line and exit 1 (default: run until stopped)
+  -h, --help   print this help
+
+Ctrl-C (SIGINT), SIGTERM or SIGHUP wakes the loop and stops the server
+at once: every client gets disconnect packets and the summary is
+printed. An interrupted run exits 0 unless a payload was wrong; with
+--seconds N the rule above holds.
+";
+
 pub(crate) fn main() -> ExitCode {
-    finish(run())
+    run_program(USAGE, parse_args, run)
 }
 
 /// One of the in-process clients and what it saw.
@@ -58,10 +80,17 @@ struct Player {
     tally: Tally,
 }
 
-fn run() -> Result<(), String> {
-    let (args, client_count) = parse_args(std::env::args().skip(1))?;
+fn run((args, client_count): (Args, usize)) -> Result<(), String> {
     let mut poll = Poll::new().map_err(|e| format!("failed to create the poll: {e}"))?;
     let mut events = Events::with_capacity(1024);
+    // Ctrl-C wakes the loop, which may be asleep with no deadline at all;
+    // caught before the `listening on` line, which tells a script that the
+    // server is up and may be stopped.
+    let waker = Waker::new(poll.registry(), WAKE)
+        .map_err(|e| format!("failed to create the waker: {e}"))?;
+    let interrupt = Interrupt::catch_then(move || {
+        let _ = waker.wake();
+    })?;
 
     let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY));
     let registry = poll.registry();
@@ -98,7 +127,12 @@ fn run() -> Result<(), String> {
     let mut next_send = 0.0;
     let mut wakeups = 0u64;
     loop {
-        // Sleep until a datagram or the earliest deadline of anyone here.
+        if interrupt.requested() {
+            println!("interrupted");
+            break;
+        }
+        // Sleep until a datagram, Ctrl-C or the earliest deadline of
+        // anyone here.
         let now = seconds();
         let until = |at: f64| Duration::from_secs_f64((at - now).max(0.0));
         let timeout = players
@@ -118,7 +152,8 @@ fn run() -> Result<(), String> {
         let now = seconds();
         for event in events.iter() {
             let token = event.token();
-            if !server.handle_readable(token, now)
+            if token != WAKE
+                && !server.handle_readable(token, now)
                 && let Some(player) = token.0.checked_sub(1).and_then(|i| players.get_mut(i))
             {
                 player.client.handle_readable(token, now);
@@ -170,7 +205,20 @@ fn run() -> Result<(), String> {
         "shutting down after {elapsed:.1} s and {wakeups} wake-ups: {}",
         tally.summary()
     );
-    verdict(&tally, &players)
+    // Every client gets disconnect packets now.
+    server.stop();
+    let stopped: Vec<ServerEvent> = std::iter::from_fn(|| server.poll_event()).collect();
+    if stopped.len() <= 8 {
+        stopped
+            .iter()
+            .for_each(|event| println!("{}", describe(event)));
+    } else {
+        println!(
+            "{} clients disconnected (server disconnected)",
+            stopped.len()
+        );
+    }
+    verdict(&tally, &players, args.judged_in_full(interrupt.requested()))
 }
 
 /// Client `index` with a token for `server`, connecting.
@@ -215,9 +263,11 @@ impl Player {
 }
 
 /// Success only if the server echoed correct payloads and every in-process
-/// client connected and got correct echoes.
-fn verdict(server: &Tally, players: &[Player]) -> Result<(), String> {
-    server.verdict().map_err(|e| format!("server: {e}"))?;
+/// client connected and got correct echoes; for a run not judged
+/// `in_full` (see [`Args::judged_in_full`]), only if no payload was wrong.
+fn verdict(server: &Tally, players: &[Player], in_full: bool) -> Result<(), String> {
+    let judge = |tally: &Tally| tally.judge(in_full);
+    judge(server).map_err(|e| format!("server: {e}"))?;
     if players.is_empty() {
         return Ok(());
     }
@@ -226,41 +276,32 @@ fn verdict(server: &Tally, players: &[Player]) -> Result<(), String> {
         "{good} of {} clients connected and got correct echoes",
         players.len()
     );
+    let failed = players.iter().filter(|p| judge(&p.tally).is_err()).count();
     match players.iter().enumerate().find_map(|(i, p)| {
-        p.tally
-            .verdict()
+        judge(&p.tally)
             .err()
             .map(|e| format!("client {i}: {e} ({})", p.tally.summary()))
     }) {
         None => Ok(()),
         Some(first) => Err(format!(
-            "{} of {} clients failed; first, {first}",
-            players.len() - good,
+            "{failed} of {} clients failed; first, {first}",
             players.len()
         )),
     }
 }
 
-/// The shared arguments, plus this example's own `--clients K` (or
-/// `--clients=K`).
-fn parse_args(args: impl IntoIterator<Item = String>) -> Result<(Args, usize), String> {
-    let mut rest = Vec::new();
+/// The shared arguments, plus this example's own `--clients K`.
+fn parse_args(parser: &mut Parser) -> Result<(Args, usize), CommandLineError> {
     let mut clients = 0;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let value = match arg.strip_prefix("--clients") {
-            Some("") => args.next().ok_or("--clients needs a number")?,
-            Some(tail) if tail.starts_with('=') => tail[1..].to_string(),
-            _ => {
-                rest.push(arg);
-                continue;
-            }
-        };
-        clients = value
-            .parse()
-            .ok()
-            .filter(|n| *n <= MAX_CLIENTS)
-            .ok_or_else(|| format!("--clients: {value:?} is not a count up to {MAX_CLIENTS}"))?;
-    }
-    Ok((Args::parse(rest, 2)?, clients))
+    let args = Args::parse_with(parser, 2, |name, parser| {
+        if name != "--clients" {
+            return Ok(false);
+        }
+        clients = value(parser, name, "a count")?;
+        if clients > MAX_CLIENTS {
+            return Err(format!("--clients: {clients} is more than {MAX_CLIENTS}").into());
+        }
+        Ok(true)
+    })?;
+    Ok((args, clients))
 }

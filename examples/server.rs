@@ -1,27 +1,14 @@
 //! A dedicated server that behaves like the C reference's `server.c`, so the
 //! two implementations' examples talk to each other.
 //!
-//! Protocol id 0x1122334455667788 and the reference's test key; dual stack
-//! on `127.0.0.1:40000` and `[::1]:40000` by default (IPv4 only where there is
-//! no IPv6), or the one or two addresses given; 256 slots; a 60 Hz loop
-//! that sends the 1200-byte reference payload (byte i = i % 256) to every
-//! connected client each frame and checks every payload it receives.
-//!
-//! ```text
-//! cargo run --release -p netcode-examples --example server [ADDRESS [ADDRESS2]] [--seconds N]
-//! ```
-//!
-//! Without `--seconds` it runs until interrupted. With `--seconds N` it
-//! stops after N seconds and exits 0 only if a client connected and at
-//! least one correct payload went each way; otherwise it prints one
-//! `error:` line and exits 1. Port 0 picks a free port; the
-//! `listening on` line says which.
+//! `USAGE`, which `--help` prints, says what it does, what it takes and
+//! how it exits.
 
 use std::process::ExitCode;
 
 use netcode_examples::{
-    Args, Frames, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, SERVER_ADDRESS6, Tally, describe,
-    finish, payload, print_listening,
+    Args, Frames, Interrupt, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, SERVER_ADDRESS6, Tally,
+    describe, payload, print_listening, run_program,
 };
 use netcode_std::proto::Key;
 use netcode_std::{Server, ServerConfig, ServerEvent};
@@ -29,12 +16,37 @@ use netcode_std::{Server, ServerConfig, ServerEvent};
 /// The reference server's slot count.
 const MAX_CLIENTS: usize = 256;
 
+/// What `--help` prints.
+const USAGE: &str = "\
+server: a dedicated server that behaves like the C reference's server.c
+
+usage: cargo run --release -p netcode-examples --example server -- [ADDRESS [ADDRESS2]] [--seconds N]
+
+Listens on ADDRESS, and on ADDRESS2 too for dual stack (default:
+127.0.0.1:40000 and [::1]:40000, or IPv4 only where there is no IPv6);
+port 0 picks a free port, which the `server listening on` line shows.
+256 slots, protocol id 0x1122334455667788 and the reference's test key.
+Every 1/60 s it sends the 1200-byte reference payload (byte i = i % 256)
+to every connected client and checks every payload it receives; it
+prints each client's connect and disconnect, and a summary at the end.
+
+options:
+  --seconds N  stop after N seconds, then exit 0 only if a client
+               connected and a correct payload went each way, else print
+               one `error:` line and exit 1 (default: run until stopped)
+  -h, --help   print this help
+
+Ctrl-C (SIGINT), SIGTERM or SIGHUP stops it at once, as server.c does:
+every client gets disconnect packets and the summary is printed. An
+interrupted run exits 0 unless a payload was wrong; with --seconds N the
+rule above holds.
+";
+
 pub(crate) fn main() -> ExitCode {
-    finish(run())
+    run_program(USAGE, |parser| Args::parse(parser, 2), run)
 }
 
-fn run() -> Result<(), String> {
-    let args = Args::parse(std::env::args().skip(1), 2)?;
+fn run(args: Args) -> Result<(), String> {
     let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY));
     let server = match args.positional.as_slice() {
         [] => Server::new_dual(SERVER_ADDRESS, SERVER_ADDRESS6, config.clone()).or_else(|e| {
@@ -46,6 +58,9 @@ fn run() -> Result<(), String> {
     };
     let mut server = server.map_err(|e| format!("failed to create server: {e}"))?;
 
+    // Caught before the `listening on` line, which tells a script that
+    // the server is up and may be stopped.
+    let interrupt = Interrupt::catch()?;
     println!("[server]");
     print_listening(server.public_address(), server.secondary_address());
     server
@@ -80,6 +95,10 @@ fn run() -> Result<(), String> {
         }
         drop(batch);
 
+        if interrupt.requested() {
+            println!("interrupted");
+            break;
+        }
         if args.seconds.is_some_and(|limit| now >= limit) {
             break;
         }
@@ -87,9 +106,11 @@ fn run() -> Result<(), String> {
     }
 
     println!("shutting down: {}", tally.summary());
+    // Every client gets disconnect packets now, as the reference's
+    // destroy sends them.
     server.stop();
     while let Some(event) = server.poll_event() {
         println!("{}", describe(&event));
     }
-    tally.verdict()
+    args.verdict(&tally, interrupt.requested())
 }

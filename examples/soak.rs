@@ -5,12 +5,15 @@
 //! fresh clients must connect (nothing leaked).
 //!
 //! Run: `cargo run --release -p netcode-examples --example soak -- [--minutes N] [--seed S]`
+//! (`--help` says what it takes, prints and how it exits).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use lexopt::{Arg, Parser};
+use netcode_examples::{CommandLineError, run_program, unexpected, value};
 use netcode_proto::Key;
 use netcode_proto::client::{Client, ClientEvent, ClientState};
 use netcode_proto::seeded::SeededRng;
@@ -275,26 +278,39 @@ fn rand_next(rng: &mut SeededRng) -> u64 {
     rng.next_u64()
 }
 
-fn main() -> ExitCode {
-    let mut minutes = 60;
-    let mut seed = 1;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let value = args.next().and_then(|v| v.parse().ok());
-        match (arg.as_str(), value) {
-            ("--minutes", Some(v)) => minutes = v,
-            ("--seed", Some(v)) => seed = v,
-            _ => {
-                eprintln!("usage: soak [--minutes N] [--seed S]");
-                return ExitCode::FAILURE;
-            }
+/// What `--help` prints.
+const USAGE: &str = "\
+soak: 256 clients churning on a lossy simulated network for a long time
+
+usage: cargo run --release -p netcode-examples --example soak -- [--minutes N] [--seed S]
+
+The sans-IO core alone, in one process on simulated time: 256 clients
+connect, exchange self-checking payloads, disconnect and reconnect over
+a network with 50 ms latency, 30 ms jitter, 5% loss and 5% duplicates.
+Every payload that arrives is checked and every datagram accounted for;
+at the end every client leaves and a full house of fresh clients must
+connect (nothing leaked). It prints progress every 10 simulated minutes
+and a summary, and exits 0, or prints one `error:` line and exits 1.
+
+options:
+  --minutes N  simulated minutes to run (default 60)
+  --seed S     seed of the network and of the clients' choices (default 1)
+  -h, --help   print this help
+";
+
+pub(crate) fn main() -> ExitCode {
+    run_program(USAGE, parse, |(minutes, seed)| run(minutes, seed))
+}
+
+/// The simulated minutes and the seed.
+fn parse(parser: &mut Parser) -> Result<(u64, u64), CommandLineError> {
+    let (mut minutes, mut seed) = (60, 1);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Arg::Long("minutes") => minutes = value(parser, "--minutes", "a whole number")?,
+            Arg::Long("seed") => seed = value(parser, "--seed", "a whole number")?,
+            other => return Err(unexpected(other)),
         }
     }
-    match run(minutes, seed) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(reason) => {
-            eprintln!("soak failed: {reason}");
-            ExitCode::FAILURE
-        }
-    }
+    Ok((minutes, seed))
 }

@@ -62,6 +62,11 @@ fn client_server_demo_exits_zero() {
     let out = demo.transcript();
     assert!(status.success(), "{out}");
     assert!(out.contains("connected in"), "{out}");
+    // The README says ten payloads each way: exactly ten.
+    assert!(
+        out.contains("10 payloads reached the server, 10 the client"),
+        "{out}"
+    );
     assert!(
         out.contains("client state: connected -> disconnected"),
         "{out}"
