@@ -31,6 +31,18 @@
 //!   (which links `alloc`, though it never allocates).
 //! * [`address`], [`bytes`], [`constants`]: the building blocks.
 //!
+//! ## Features and targets
+//!
+//! * default: the wire layer, tokens, crypto, and the client and server
+//!   over caller-sized [`server::ArrayStorage`]: `no_std`, no allocator,
+//!   pure Rust; builds for `wasm32-unknown-unknown` and other targets with
+//!   no C compiler.
+//! * `alloc`: [`server::HeapStorage`], the server's tables on the heap.
+//! * `sim`: the deterministic network simulator and `seeded::SeededRng`,
+//!   for tests (implies `alloc`).
+//! * `ring`: `ring`'s assembly AEAD instead of the portable one; needs a C
+//!   compiler, links `alloc` (it never allocates).
+//!
 //! Every byte this crate writes is identical to what the C reference
 //! implementation writes for the same inputs; the `vectors` crate of this
 //! workspace holds it to that.

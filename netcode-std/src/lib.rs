@@ -19,6 +19,12 @@
 //!   reason at `info` (once per sender per second), failed connects at
 //!   `warn`, other dropped datagrams at `debug` (rate-limited per reason).
 //!
+//! ## Features
+//!
+//! * `ring` (default): netcode-proto's `ring` AEAD backend, several times
+//!   faster per packet; needs a C compiler for the target. Without default
+//!   features the crate is pure Rust.
+//!
 //! ## A server and a client
 //!
 //! ```no_run
