@@ -37,7 +37,7 @@
 //!   over caller-sized [`server::ArrayStorage`]: `no_std`, no allocator,
 //!   pure Rust; builds for `wasm32-unknown-unknown` and other targets with
 //!   no C compiler.
-//! * `alloc`: [`server::HeapStorage`], the server's tables on the heap.
+//! * `alloc`: `server::HeapStorage`, the server's tables on the heap.
 //! * `sim`: the deterministic network simulator and `seeded::SeededRng`,
 //!   for tests (implies `alloc`).
 //! * `ring`: `ring`'s assembly AEAD instead of the portable one; needs a C
