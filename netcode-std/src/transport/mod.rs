@@ -76,6 +76,7 @@
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub mod linux;
+pub mod memory;
 
 use std::fmt;
 use std::io;
