@@ -9,6 +9,7 @@
 mod challenge_token_decrypt;
 mod client;
 mod connect_token_read;
+mod host;
 mod packet_read_client;
 mod packet_read_server;
 mod private_token_decrypt;
@@ -18,6 +19,7 @@ mod write_read_roundtrip;
 pub use challenge_token_decrypt::challenge_token_decrypt;
 pub use client::client;
 pub use connect_token_read::connect_token_read;
+pub use host::host;
 pub use packet_read_client::packet_read_client;
 pub use packet_read_server::packet_read_server;
 pub use private_token_decrypt::private_token_decrypt;
@@ -29,7 +31,7 @@ pub use write_read_roundtrip::write_read_roundtrip;
 pub type Target = (&'static str, fn(&[u8]));
 
 /// Every fuzz target, by name.
-pub const ALL: [Target; 8] = [
+pub const ALL: [Target; 9] = [
     ("packet_read_server", packet_read_server),
     ("packet_read_client", packet_read_client),
     ("connect_token_read", connect_token_read),
@@ -38,6 +40,7 @@ pub const ALL: [Target; 8] = [
     ("server_connected", server_connected),
     ("client", client),
     ("write_read_roundtrip", write_read_roundtrip),
+    ("host", host),
 ];
 
 /// The body of the target called `name`.
