@@ -130,7 +130,9 @@ mod tests {
         assert_eq!(text.parse::<Key>(), Err(KeyError::NotHex(17)));
         // 64 bytes that are 63 characters: refused at the first byte that
         // is no digit, never split inside a character.
-        let wide = "é".repeat(1) + &"0".repeat(62);
+        let mut wide = [b'0'; 64];
+        wide[..2].copy_from_slice("é".as_bytes());
+        let wide = core::str::from_utf8(&wide).unwrap();
         assert_eq!(wide.parse::<Key>(), Err(KeyError::NotHex(0)));
         assert_eq!("é".parse::<Key>(), Err(KeyError::Length(1)));
         assert_eq!(Key::try_from(&[0u8; 31][..]), Err(KeyError::Length(31)));
