@@ -369,12 +369,13 @@ fn main() {
         },
     ];
     println!(
-        "{:<26} {:>9} | {:>10} {:>10} {:>7} | {:>8} {:>8} | {:>9} {:>9} {:>7} | {:>9} {:>9} {:>6}",
+        "{:<26} {:>8} | {:>9} {:>9} {:>6} {:>6} | {:>7} {:>7} | {:>7} {:>7} {:>5} | {:>9} {:>9} | {:>7}",
         "case (client to server)",
         "messages",
-        "B/msg ours",
-        "B/msg rn",
+        "B/m ours",
+        "B/m rn",
         "ratio",
+        "+hdr",
         "dg ours",
         "dg rn",
         "ns ours",
@@ -395,13 +396,16 @@ fn main() {
         }
         let (b_ours, dg_ours, ns_ours, sent, recv_ours) = summarize(&ours);
         let (b_theirs, dg_theirs, ns_theirs, _, recv_theirs) = summarize(&theirs);
+        // With the 28 bytes of IPv4 and UDP headers of each datagram.
+        let on_wire = |bytes: f64, datagrams: f64| bytes + 28.0 * datagrams;
         println!(
-            "{:<26} {:>9} | {:>10.1} {:>10.1} {:>7.3} | {:>8.3} {:>8.3} | {:>9.0} {:>9.0} {:>7.2} | {:>9.0} {:>9.0} {:>3}/{:>3}",
+            "{:<26} {:>8} | {:>9.1} {:>9.1} {:>6.3} {:>6.3} | {:>7.3} {:>7.3} | {:>7.0} {:>7.0} {:>5.2} | {:>9.0} {:>9.0} | {:>3}/{:>3}",
             case.name,
             sent,
             b_ours,
             b_theirs,
             b_ours / b_theirs,
+            on_wire(b_ours, dg_ours) / on_wire(b_theirs, dg_theirs),
             dg_ours,
             dg_theirs,
             ns_ours,
@@ -414,8 +418,9 @@ fn main() {
         );
     }
     println!(
-        "\nB/msg: UDP payload bytes per message, both directions (add 28 per datagram for IPv4 and UDP headers); \
+        "\nB/m: UDP payload bytes per message, both directions; ratio: ours / renet_netcode; \
+         +hdr: the same ratio with 28 bytes of IPv4 and UDP headers per datagram; \
          dg: datagrams per message; ns: thread CPU ns per message in renet and the transport; \
-         ratio: ours / renet_netcode; medians of {repeats} runs; recv%: messages that arrived, ours/theirs."
+         msg/s: messages per CPU second; medians of {repeats} runs; recv%: messages that arrived, ours/theirs."
     );
 }

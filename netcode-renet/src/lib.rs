@@ -13,9 +13,10 @@
 //! netcode 1.02 payloads hold at most 1200 bytes; renet 2.x cuts large
 //! messages into slices of 1200 bytes and packs small messages up to 1200
 //! bytes, each packet with its own header on top, so its packets run past
-//! 1200 bytes (by 6 to 22 for slices and packed messages). The adapter sends a renet packet
-//! of up to 1200 bytes as one payload, unchanged, and a longer one as two,
-//! joined again on arrival ([`framing`] has the format). A split packet is
+//! 1200 bytes (by 8 to 16 for full slices and packings; its acks can reach
+//! 1400). The adapter sends a renet packet of up to 1200 bytes as one
+//! payload, unchanged, and a longer one as two, joined again on arrival
+//! ([`framing`] has the format). A split packet is
 //! lost when either half is; halves waiting for their partner take at most
 //! [`PENDING_PAIRS`] buffers per connection, each for at most
 //! [`PART_TIMEOUT`], and every drop is counted in [`FramingStats`].
