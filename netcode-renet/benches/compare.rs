@@ -140,21 +140,6 @@ impl Ours {
     }
 }
 
-impl Transports for Ours {
-    fn client_update(&mut self, client: &mut RenetClient) {
-        self.client.update(TICK, client).unwrap();
-    }
-    fn client_send(&mut self, client: &mut RenetClient) {
-        self.client.send_packets(client).unwrap();
-    }
-    fn server_update(&mut self, server: &mut RenetServer) {
-        self.server.update(TICK, server).unwrap();
-    }
-    fn server_send(&mut self, server: &mut RenetServer) {
-        self.server.send_packets(server);
-    }
-}
-
 /// renet_netcode's transports.
 struct Theirs {
     server: renet_netcode::NetcodeServerTransport,
@@ -197,20 +182,28 @@ impl Theirs {
     }
 }
 
-impl Transports for Theirs {
-    fn client_update(&mut self, client: &mut RenetClient) {
-        self.client.update(TICK, client).unwrap();
-    }
-    fn client_send(&mut self, client: &mut RenetClient) {
-        self.client.send_packets(client).unwrap();
-    }
-    fn server_update(&mut self, server: &mut RenetServer) {
-        self.server.update(TICK, server).unwrap();
-    }
-    fn server_send(&mut self, server: &mut RenetServer) {
-        self.server.send_packets(server);
-    }
+/// The same four calls on both transports, whose methods share names and
+/// shapes but no trait.
+macro_rules! transports {
+    ($($stack:ty),*) => {$(
+        impl Transports for $stack {
+            fn client_update(&mut self, client: &mut RenetClient) {
+                self.client.update(TICK, client).unwrap();
+            }
+            fn client_send(&mut self, client: &mut RenetClient) {
+                self.client.send_packets(client).unwrap();
+            }
+            fn server_update(&mut self, server: &mut RenetServer) {
+                self.server.update(TICK, server).unwrap();
+            }
+            fn server_send(&mut self, server: &mut RenetServer) {
+                self.server.send_packets(server);
+            }
+        }
+    )*};
 }
+
+transports!(Ours, Theirs);
 
 /// What the client sends: `per_tick` messages of `len` bytes on `channel`.
 #[derive(Clone, Copy)]

@@ -9,9 +9,8 @@ mod common;
 use std::time::Duration;
 
 use common::net::{self, Net};
-use common::{PROTOCOL_ID, Pair, Traffic, exchange, key, token};
+use common::{Pair, Traffic, exchange};
 use netcode_renet::netcode_std::constants::MAX_ENCRYPTED_PACKET_BYTES;
-use netcode_renet::{NetcodeClientTransport, NetcodeServerTransport, ServerConfig};
 use renet::{ConnectionConfig, RenetClient, RenetServer};
 
 /// A 60 Hz tick in simulated time.
@@ -19,15 +18,12 @@ const TICK: Duration = Duration::from_micros(16_667);
 
 fn lossy_run(seed: u64) {
     let net = Net::new(0.10, seed);
-    let host = net::server(&net, ServerConfig::new(PROTOCOL_ID, key()), 4);
-    let address = host.public_address();
-    let mut client = net::client(&net);
-    client.connect(&token(seed, address)).unwrap();
+    let (server_transport, address) = net::server_transport(&net, 4);
     let mut pair = Pair {
         server: RenetServer::new(ConnectionConfig::default()),
-        server_transport: NetcodeServerTransport::from_server(host),
+        server_transport,
         client: RenetClient::new(ConnectionConfig::default()),
-        client_transport: NetcodeClientTransport::from_client(client),
+        client_transport: net::client_transport(&net, seed, address),
         client_id: seed,
     };
     pair.connect(600, || TICK);

@@ -9,8 +9,8 @@ mod common;
 use std::time::Duration;
 
 use common::net::{self, Net};
-use common::{PROTOCOL_ID, check, key, message, token};
-use netcode_renet::{NetcodeClientTransport, NetcodeServerTransport, ServerConfig};
+use common::{check, message};
+use netcode_renet::{NetcodeClientTransport, NetcodeServerTransport};
 use renet::{ConnectionConfig, DefaultChannel, RenetClient, RenetServer};
 
 const TICK: Duration = Duration::from_micros(16_667);
@@ -18,17 +18,13 @@ const TICK: Duration = Duration::from_micros(16_667);
 #[test]
 fn each_clients_messages_reach_its_own_connection() {
     let net = Net::new(0.0, 7);
-    let host = net::server(&net, ServerConfig::new(PROTOCOL_ID, key()), 8);
-    let address = host.public_address();
-    let mut server_transport = NetcodeServerTransport::from_server(host);
+    let (mut server_transport, address) = net::server_transport(&net, 8);
     let mut server = RenetServer::new(ConnectionConfig::default());
     let ids = [1000_u64, 2000, 3000];
     let mut clients: Vec<(RenetClient, NetcodeClientTransport<_>)> = ids
         .iter()
         .map(|&id| {
-            let mut client = net::client(&net);
-            client.connect(&token(id, address)).unwrap();
-            let transport = NetcodeClientTransport::from_client(client);
+            let transport = net::client_transport(&net, id, address);
             (RenetClient::new(ConnectionConfig::default()), transport)
         })
         .collect();
@@ -81,13 +77,9 @@ fn each_clients_messages_reach_its_own_connection() {
 #[test]
 fn a_split_packet_to_a_client_that_has_not_confirmed_its_slot_arrives() {
     let net = Net::new(0.0, 8);
-    let host = net::server(&net, ServerConfig::new(PROTOCOL_ID, key()), 2);
-    let address = host.public_address();
-    let mut server_transport = NetcodeServerTransport::from_server(host);
+    let (mut server_transport, address) = net::server_transport(&net, 2);
     let mut server = RenetServer::new(ConnectionConfig::default());
-    let mut client_host = net::client(&net);
-    client_host.connect(&token(1, address)).unwrap();
-    let mut client_transport = NetcodeClientTransport::from_client(client_host);
+    let mut client_transport = net::client_transport(&net, 1, address);
     let mut client = RenetClient::new(ConnectionConfig::default());
     let reliable = u8::from(DefaultChannel::ReliableOrdered);
 

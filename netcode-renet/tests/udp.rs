@@ -45,6 +45,20 @@ fn pair(client_id: u64) -> Pair<netcode_renet::netcode_std::transport::StdSocket
     }
 }
 
+/// Ticks the client alone until its transport fails (or [`MAX_TICKS`]
+/// pass); the last outcome.
+fn client_until_error<S: netcode_renet::netcode_std::transport::Socket>(
+    pair: &mut Pair<S>,
+    clock: &mut impl FnMut() -> Duration,
+) -> Result<(), NetcodeTransportError> {
+    for _ in 0..MAX_TICKS {
+        let dt = clock();
+        pair.client.update(dt);
+        pair.client_transport.update(dt, &mut pair.client)?;
+    }
+    Ok(())
+}
+
 #[test]
 fn reliable_and_unreliable_messages_of_every_size_cross_loopback_udp() {
     let mut pair = pair(0x1234);
@@ -106,15 +120,7 @@ fn a_renet_disconnect_on_the_server_reaches_the_client() {
     pair.server_transport.update(dt, &mut pair.server).unwrap();
     assert_eq!(pair.server_transport.client_slot(5), None);
     assert_eq!(pair.server_transport.connected_clients(), 0);
-    let mut outcome = Ok(());
-    for _ in 0..MAX_TICKS {
-        let dt = clock();
-        pair.client.update(dt);
-        outcome = pair.client_transport.update(dt, &mut pair.client);
-        if outcome.is_err() {
-            break;
-        }
-    }
+    let outcome = client_until_error(&mut pair, &mut clock);
     assert_eq!(
         outcome,
         Err(NetcodeTransportError::Disconnected(
@@ -164,13 +170,7 @@ fn disconnect_all_empties_both_sides() {
     pair.connect(MAX_TICKS, &mut clock);
     pair.server_transport.disconnect_all(&mut pair.server);
     assert_eq!(pair.server.connected_clients(), 0);
-    let mut outcome = Ok(());
-    for _ in 0..MAX_TICKS {
-        outcome = pair.client_transport.update(clock(), &mut pair.client);
-        if outcome.is_err() {
-            break;
-        }
-    }
+    let outcome = client_until_error(&mut pair, &mut clock);
     assert_eq!(
         outcome,
         Err(NetcodeTransportError::Disconnected(

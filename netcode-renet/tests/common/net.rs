@@ -9,8 +9,9 @@ use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::rc::Rc;
 
-use netcode_std::transport::Socket;
-use netcode_std::{BindMode, Client, ClientConfig, Family, Server, ServerConfig};
+use netcode_renet::netcode_std::transport::Socket;
+use netcode_renet::netcode_std::{BindMode, Client, ClientConfig, Family, Server, ServerConfig};
+use netcode_renet::{NetcodeClientTransport, NetcodeServerTransport};
 
 /// Datagrams waiting at one address, with their senders.
 type Queue = VecDeque<(SocketAddr, Vec<u8>)>;
@@ -126,4 +127,30 @@ pub fn client(net: &Rc<Net>) -> Client<SimSocket> {
         on(net),
     )
     .unwrap()
+}
+
+/// A server transport on `net` with `slots` slots, with the test key, and
+/// its public address.
+pub fn server_transport(
+    net: &Rc<Net>,
+    slots: usize,
+) -> (NetcodeServerTransport<SimSocket>, SocketAddr) {
+    let host = server(
+        net,
+        ServerConfig::new(super::PROTOCOL_ID, super::key()),
+        slots,
+    );
+    let address = host.public_address();
+    (NetcodeServerTransport::from_server(host), address)
+}
+
+/// A client transport on `net`, connecting as `client_id` to `server`.
+pub fn client_transport(
+    net: &Rc<Net>,
+    client_id: u64,
+    server: SocketAddr,
+) -> NetcodeClientTransport<SimSocket> {
+    let mut host = client(net);
+    host.connect(&super::token(client_id, server)).unwrap();
+    NetcodeClientTransport::from_client(host)
 }
