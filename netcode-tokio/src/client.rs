@@ -11,7 +11,7 @@ use std::time::Duration;
 use netcode_std::ToAddress;
 use netcode_std::{ClientConfig, ClientEvent, ClientState, CreateError, Family, ReceivedPacket};
 
-use crate::driver::{Driver, poll_readable, poll_until};
+use crate::driver::{self, Driven, Driver, poll_readable, poll_until};
 use crate::socket::{TokioSocket, adopt};
 
 /// A netcode client on tokio UDP sockets: [`netcode_std::Client`] on
@@ -133,20 +133,7 @@ impl Client {
     /// the task's waker registered otherwise. An idle client (disconnected,
     /// failed, or loopback) has nothing to wait for and stays `Pending`.
     pub fn poll_turn(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let mut worked = false;
-        if self.server_socket().is_some_and(|s| poll_readable(s, cx)) {
-            self.drain_socket();
-            worked = true;
-        }
-        if self.driver.poll_deadline(self.poll_timeout(), cx) {
-            self.update();
-            worked = true;
-        }
-        if worked {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
+        driver::poll_turn(self, cx)
     }
 
     /// Sleeps until the server's socket is readable or the client's next
@@ -216,6 +203,28 @@ impl Client {
     /// The netcode-std client inside, to drive by hand from here on.
     pub fn into_inner(self) -> netcode_std::Client<TokioSocket> {
         self.inner
+    }
+}
+
+impl Driven for Client {
+    fn driver(&mut self) -> &mut Driver {
+        &mut self.driver
+    }
+
+    fn drain_readable(&mut self, cx: &mut Context<'_>) -> bool {
+        let readable = self.server_socket().is_some_and(|s| poll_readable(s, cx));
+        if readable {
+            self.drain_socket();
+        }
+        readable
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.poll_timeout()
+    }
+
+    fn update_now(&mut self) {
+        self.update();
     }
 }
 

@@ -61,6 +61,36 @@ impl Driver {
     }
 }
 
+/// A server or client a driver turns: what [`poll_turn`] needs of it.
+pub(crate) trait Driven {
+    /// Its clock and timer.
+    fn driver(&mut self) -> &mut Driver;
+    /// Drains each socket the reactor reports readable, registering the
+    /// task's waker with the others; whether any was.
+    fn drain_readable(&mut self, cx: &mut Context<'_>) -> bool;
+    /// How long until its next update is due, on its clock.
+    fn timeout(&self) -> Option<Duration>;
+    /// Reads the sockets and does what is due, on its clock.
+    fn update_now(&mut self);
+}
+
+/// One turn: drains the readable sockets and, once the deadline has come,
+/// updates; `Ready` if it did either, else `Pending` with the waker
+/// registered with the sockets and the timer.
+pub(crate) fn poll_turn(host: &mut impl Driven, cx: &mut Context<'_>) -> Poll<()> {
+    let drained = host.drain_readable(cx);
+    let timeout = host.timeout();
+    let due = host.driver().poll_deadline(timeout, cx);
+    if due {
+        host.update_now();
+    }
+    if drained || due {
+        Poll::Ready(())
+    } else {
+        Poll::Pending
+    }
+}
+
 /// Whether `socket` is readable as far as the reactor knows; if not, the
 /// task is woken when it becomes so. An error (the runtime is shutting
 /// down) counts as not readable: nothing will wake the task for it.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use netcode_std::{CreateError, Family, ReceivedPacket, ServerConfig, ServerEvent, ToAddress};
 
-use crate::driver::{Driver, poll_readable, poll_until};
+use crate::driver::{self, Driven, Driver, poll_readable, poll_until};
 use crate::socket::{TokioSocket, adopt};
 
 /// What [`Server::next`] returns: an event, or a payload with the slot of
@@ -145,26 +145,7 @@ impl Server {
     /// due. For hand-written futures and streams; [`turn`](Self::turn) is
     /// its async form.
     pub fn poll_turn(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let mut worked = false;
-        for family in [Family::V4, Family::V6] {
-            let readable = self
-                .inner
-                .socket(family)
-                .is_some_and(|s| poll_readable(s, cx));
-            if readable {
-                self.drain_socket(family);
-                worked = true;
-            }
-        }
-        if self.driver.poll_deadline(self.poll_timeout(), cx) {
-            self.update();
-            worked = true;
-        }
-        if worked {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
+        driver::poll_turn(self, cx)
     }
 
     /// Sleeps until a socket is readable or the protocol's next deadline,
@@ -243,6 +224,35 @@ impl Server {
     /// The netcode-std server inside, to drive by hand from here on.
     pub fn into_inner(self) -> netcode_std::Server<TokioSocket> {
         self.inner
+    }
+}
+
+impl Driven for Server {
+    fn driver(&mut self) -> &mut Driver {
+        &mut self.driver
+    }
+
+    fn drain_readable(&mut self, cx: &mut Context<'_>) -> bool {
+        let mut drained = false;
+        for family in [Family::V4, Family::V6] {
+            let readable = self
+                .inner
+                .socket(family)
+                .is_some_and(|s| poll_readable(s, cx));
+            if readable {
+                self.drain_socket(family);
+                drained = true;
+            }
+        }
+        drained
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.poll_timeout()
+    }
+
+    fn update_now(&mut self) {
+        self.update();
     }
 }
 
