@@ -1,7 +1,8 @@
 //! How a tokio server's and client's lives begin and end: construction
 //! outside a runtime is an error, a failed connect and a lost server end
-//! the async methods with the state that says why, and both types (and
-//! their futures) can be sent to spawned tasks.
+//! the async methods with the state that says why, a datagram sent before
+//! the reactor has first looked at the socket still leaves, and both types
+//! (and their futures) can be sent to spawned tasks.
 
 mod common;
 
@@ -109,4 +110,26 @@ async fn an_idle_server_and_client_have_nothing_to_turn_for() {
     assert!(tokio::time::timeout(quiet, client.turn()).await.is_err());
     assert_eq!(server.poll_timeout(), None);
     assert_eq!(client.poll_timeout(), None);
+}
+
+#[tokio::test]
+async fn a_datagram_sent_before_the_reactor_has_looked_still_leaves() {
+    let mut server = server("127.0.0.1:0", 4).await;
+    let mut client = Client::new("127.0.0.1:0").await.unwrap();
+    client
+        .connect(&token(9, &[server.public_address()]))
+        .unwrap();
+    // No await since the sockets were made: the reactor has not reported
+    // them writable yet, and the connection request goes out all the same.
+    client.update();
+    let stats = client.transport_stats();
+    assert_eq!(
+        (stats.datagrams_sent, stats.send_errors),
+        (1, 0),
+        "{stats:?}"
+    );
+    let (connected, _) = tokio::join!(client.connected(), async {
+        let _ = tokio::time::timeout(LIMIT, server.next_event()).await;
+    });
+    connected.unwrap();
 }
