@@ -162,7 +162,9 @@ impl Client {
     /// The next payload from the server, driving the client until one
     /// arrives; `None` once the client is idle with none queued (the
     /// connection ended or never started: [`state`](netcode_std::Client::state)
-    /// says why). Cancellation-safe.
+    /// says why). Cancellation-safe. A loopback client receives only what
+    /// `process_loopback_packet` delivers: with nothing queued, this waits
+    /// forever.
     pub async fn recv(&mut self) -> Option<ReceivedPacket> {
         poll_fn(|cx| {
             poll_until(self, cx, Self::poll_turn, |c| {
