@@ -1,0 +1,162 @@
+//! The HTTP face of the matcher: `POST /token` for callers holding the
+//! bearer secret, `GET /health` for the orchestrator's probes, and the
+//! status code every failure gets.
+//!
+//! The secret is checked before the body is read, so callers without it
+//! learn nothing else. A body that is not the JSON object asked for, in
+//! any way, is 400.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde::{Deserialize, Serialize};
+
+use crate::config::parse_id;
+use crate::issue::{IssueError, Matcher};
+
+/// The largest request body read: a token request is a few dozen bytes.
+pub const MAX_BODY_BYTES: usize = 4096;
+
+/// The matcher's routes, sharing `matcher`.
+pub fn router(matcher: Arc<Matcher>) -> Router {
+    Router::new()
+        .route("/token", post(token))
+        .route("/health", get(health))
+        .with_state(matcher)
+}
+
+/// What `POST /token` takes: ids as JSON numbers, or as strings in decimal
+/// or 0x hex (JSON numbers above 2^53 do not survive every client).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TokenRequest {
+    protocol_id: Id,
+    client_id: Id,
+}
+
+/// An id as a JSON number or string.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Id {
+    Number(u64),
+    Text(String),
+}
+
+impl Id {
+    fn value(&self) -> Result<u64, String> {
+        match self {
+            Self::Number(n) => Ok(*n),
+            Self::Text(text) => parse_id(text),
+        }
+    }
+}
+
+/// What `POST /token` answers.
+#[derive(Debug, Serialize)]
+struct TokenAnswer {
+    /// The 2048-byte connect token, standard base64.
+    connect_token: String,
+    client_id: u64,
+    /// Seconds the token stays valid.
+    expire_seconds: u32,
+}
+
+/// A failure: its status and a JSON body saying why.
+struct Failure(StatusCode, String);
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        let Failure(status, why) = self;
+        let mut response = json(status, &serde_json::json!({ "error": why }));
+        if status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+/// `value` as a JSON response with `status`.
+fn json(status: StatusCode, value: &impl Serialize) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(body) => (
+            status,
+            [(header::CONTENT_TYPE, "application/json")],
+            Body::from(body),
+        )
+            .into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+async fn health() -> &'static str {
+    "ok"
+}
+
+async fn token(State(matcher): State<Arc<Matcher>>, request: Request) -> Response {
+    match issue(&matcher, request).await {
+        Ok(answer) => json(StatusCode::OK, &answer),
+        Err(failure) => failure.into_response(),
+    }
+}
+
+async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Failure> {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| bearer(v.as_bytes()));
+    if !presented.is_some_and(|secret| matcher.authorized(secret)) {
+        return Err(Failure(
+            StatusCode::UNAUTHORIZED,
+            "a bearer secret is required".into(),
+        ));
+    }
+    let body = read_body(request).await?;
+    let bad = |why: String| Failure(StatusCode::BAD_REQUEST, why);
+    let asked: TokenRequest = serde_json::from_slice(&body).map_err(|e| {
+        bad(format!(
+            "expected {{\"protocol_id\": ID, \"client_id\": ID}}: {e}"
+        ))
+    })?;
+    let protocol_id = asked.protocol_id.value().map_err(bad)?;
+    let client_id = asked.client_id.value().map_err(bad)?;
+    let token = matcher.issue(protocol_id, client_id).map_err(|e| match e {
+        IssueError::UnknownProtocol(_) => Failure(StatusCode::NOT_FOUND, e.to_string()),
+        IssueError::Build(_) => Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    })?;
+    Ok(TokenAnswer {
+        connect_token: STANDARD.encode(token),
+        client_id,
+        expire_seconds: matcher.expire_seconds(),
+    })
+}
+
+/// The credentials of an `Authorization` header of the Bearer scheme
+/// (whose name, as every HTTP scheme's, is case-insensitive).
+fn bearer(header: &[u8]) -> Option<&[u8]> {
+    let (scheme, credentials) = header.split_at_checked(6)?;
+    let credentials = credentials.strip_prefix(b" ")?;
+    scheme
+        .eq_ignore_ascii_case(b"bearer")
+        .then_some(credentials)
+}
+
+/// The request's body, at most [`MAX_BODY_BYTES`].
+async fn read_body(request: Request) -> Result<Bytes, Failure> {
+    axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES)
+        .await
+        .map_err(|e| {
+            Failure(
+                StatusCode::BAD_REQUEST,
+                format!("unreadable body (at most {MAX_BODY_BYTES} bytes): {e}"),
+            )
+        })
+}

@@ -1,0 +1,120 @@
+//! What the server's and client's drivers share: the clock they feed the
+//! host, the one timer they sleep on until the protocol's next deadline,
+//! and the wait for a socket to become readable.
+//!
+//! A driver turn is a poll: it asks the reactor whether a socket is
+//! readable and the timer whether the deadline has passed, registering the
+//! task's waker with both, and returns `Pending` having changed nothing, or
+//! does the work that is due (synchronously, in that same poll) and returns
+//! `Ready`. No turn is ever left half done, which is what makes every
+//! async method of the crate cancellation-safe.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::time::{Instant, Sleep};
+
+use crate::socket::TokioSocket;
+
+/// The host's clock and the driver's timer.
+#[derive(Debug)]
+pub(crate) struct Driver {
+    /// The instant the host's time counts from (tokio's clock, so a paused
+    /// or advanced test clock moves it too).
+    epoch: Instant,
+    /// Armed at the protocol's next deadline whenever a turn waits.
+    sleep: Pin<Box<Sleep>>,
+}
+
+impl Driver {
+    /// A clock starting now. Needs a runtime with its timer enabled.
+    pub(crate) fn new() -> Self {
+        let epoch = Instant::now();
+        Self {
+            epoch,
+            sleep: Box::pin(tokio::time::sleep_until(epoch)),
+        }
+    }
+
+    /// Seconds since the epoch: the time the driver hands the host.
+    pub(crate) fn now(&self) -> f64 {
+        self.epoch.elapsed().as_secs_f64()
+    }
+
+    /// Whether the host's next deadline, `timeout` from now (`None`: no
+    /// deadline), has passed; if not, arms the timer to wake the task then.
+    pub(crate) fn poll_deadline(
+        &mut self,
+        timeout: Option<Duration>,
+        cx: &mut Context<'_>,
+    ) -> bool {
+        let Some(timeout) = timeout else {
+            return false;
+        };
+        if timeout.is_zero() {
+            return true;
+        }
+        self.sleep.as_mut().reset(Instant::now() + timeout);
+        self.sleep.as_mut().poll(cx).is_ready()
+    }
+}
+
+/// A server or client a driver turns: what [`poll_turn`] needs of it.
+pub(crate) trait Driven {
+    /// Its clock and timer.
+    fn driver(&mut self) -> &mut Driver;
+    /// Drains each socket the reactor reports readable, registering the
+    /// task's waker with the others; whether any was.
+    fn drain_readable(&mut self, cx: &mut Context<'_>) -> bool;
+    /// How long until its next update is due, on its clock.
+    fn timeout(&self) -> Option<Duration>;
+    /// Reads the sockets and does what is due, on its clock.
+    fn update_now(&mut self);
+}
+
+/// One turn: drains the readable sockets and, once the deadline has come,
+/// updates; `Ready` if it did either, else `Pending` with the waker
+/// registered with the sockets and the timer.
+pub(crate) fn poll_turn(host: &mut impl Driven, cx: &mut Context<'_>) -> Poll<()> {
+    let drained = host.drain_readable(cx);
+    let timeout = host.timeout();
+    let due = host.driver().poll_deadline(timeout, cx);
+    if due {
+        host.update_now();
+    }
+    if drained || due {
+        Poll::Ready(())
+    } else {
+        Poll::Pending
+    }
+}
+
+/// Whether `socket` is readable as far as the reactor knows; if not, the
+/// task is woken when it becomes so. An error (the runtime is shutting
+/// down) counts as not readable: nothing will wake the task for it.
+pub(crate) fn poll_readable(socket: &TokioSocket, cx: &mut Context<'_>) -> bool {
+    matches!(socket.get_ref().poll_recv_ready(cx), Poll::Ready(Ok(())))
+}
+
+/// Takes what `take` finds in `host`'s queues, turning its driver with
+/// `turn` until it finds something. Each turn either does work or
+/// registers the waker, so this returns `Pending` only with the task set
+/// to wake (tokio's cooperative budget, spent by each readiness poll, ends
+/// a long run of turns that find nothing).
+pub(crate) fn poll_until<H, T>(
+    host: &mut H,
+    cx: &mut Context<'_>,
+    mut turn: impl FnMut(&mut H, &mut Context<'_>) -> Poll<()>,
+    mut take: impl FnMut(&mut H) -> Option<T>,
+) -> Poll<T> {
+    loop {
+        if let Some(item) = take(host) {
+            return Poll::Ready(item);
+        }
+        if turn(host, cx).is_pending() {
+            return Poll::Pending;
+        }
+    }
+}

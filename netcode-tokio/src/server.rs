@@ -1,0 +1,271 @@
+//! A netcode server on tokio sockets: netcode-std's server, the driver's
+//! clock and timer, and the async methods that drive it while they wait
+//! for a payload or an event.
+
+use std::future::poll_fn;
+use std::net::SocketAddr;
+use std::ops::{Deref, DerefMut};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use netcode_std::{CreateError, Family, ReceivedPacket, ServerConfig, ServerEvent, ToAddress};
+
+use crate::driver::{self, Driven, Driver, poll_readable, poll_until};
+use crate::socket::{TokioSocket, adopt};
+
+/// What [`Server::next`] returns: an event, or a payload with the slot of
+/// the client that sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Incoming {
+    /// A client connected or disconnected.
+    Event(ServerEvent),
+    /// A payload from the client in slot `client_index`.
+    Payload {
+        /// The sender's slot.
+        client_index: usize,
+        /// The payload; give it back with `free_packet` to reuse its buffer.
+        packet: ReceivedPacket,
+    },
+}
+
+/// A netcode dedicated server on tokio UDP sockets: [`netcode_std::Server`]
+/// on [`TokioSocket`]s, with a clock and an async driver.
+///
+/// Every method of `netcode_std::Server` is reachable through `Deref`
+/// (`start`, `send_packet`, `receive_packet`, `free_packet`, `poll_event`,
+/// `batch`, `disconnect_client`, `stats`...). Those that take the caller's
+/// time there take none here and use the server's own clock ([`now`](Self::now)):
+/// [`update`](Self::update), [`drain_socket`](Self::drain_socket),
+/// [`poll_timeout`](Self::poll_timeout).
+///
+/// The server has no task of its own: it moves while one of its async
+/// methods is awaited ([`turn`](Self::turn), [`recv`](Self::recv),
+/// [`next_event`](Self::next_event), [`next`](Self::next)), each of which
+/// sleeps until a socket is readable or the protocol's next deadline (a
+/// keep-alive, a timeout) and does what is due. It is `Send`, so it can be
+/// moved into a spawned task; it is not `Sync`-shared: one task owns it.
+///
+/// # Cancellation
+///
+/// Every async method is cancellation-safe: a turn's work (reading the
+/// sockets, handling datagrams, sending keep-alives) is done within one
+/// poll of the future, and what it produces waits in the server's queues;
+/// a payload or event is taken from its queue only in the poll that
+/// returns it. A future dropped before completion (a `select!` branch that
+/// lost, a `timeout` that fired) has taken nothing.
+///
+/// # Runtime
+///
+/// It must be made inside a tokio runtime with I/O and timers enabled
+/// (`#[tokio::main]`, or a `Builder` with `enable_all`); its sockets belong
+/// to that runtime's reactor. Made outside any runtime, construction fails
+/// with [`CreateError::Register`]; a runtime without I/O or timers makes
+/// tokio panic, as for any tokio socket or timer.
+#[derive(Debug)]
+pub struct Server {
+    inner: netcode_std::Server<TokioSocket>,
+    driver: Driver,
+    /// The slot [`recv`](Self::recv) looks at first: where the last payload
+    /// came from, so each client's queue is emptied in turn.
+    next_slot: usize,
+    /// False only when a scan found every payload queue empty and nothing
+    /// has touched the server since; saves scanning all slots on every
+    /// poll.
+    maybe_queued: bool,
+}
+
+impl Server {
+    /// A stopped server on one public address, for example
+    /// `"127.0.0.1:40000"`, its socket set up as
+    /// [`netcode_std::Server::new`] sets it up (the unspecified address at
+    /// the public port unless the config binds exactly; port 0 binds an
+    /// ephemeral port) and registered with the current runtime.
+    pub async fn new(address: impl ToAddress, config: ServerConfig) -> Result<Self, CreateError> {
+        let inner = netcode_std::Server::bind_with(address, None::<SocketAddr>, config, adopt)?;
+        Ok(Self::from_host(inner))
+    }
+
+    /// A stopped dual-stack server: one IPv4 and one IPv6 public address
+    /// (in either order), one socket for each, as
+    /// [`netcode_std::Server::new_dual`].
+    pub async fn new_dual(
+        address: impl ToAddress,
+        address2: impl ToAddress,
+        config: ServerConfig,
+    ) -> Result<Self, CreateError> {
+        let inner = netcode_std::Server::bind_with(address, Some(address2), config, adopt)?;
+        Ok(Self::from_host(inner))
+    }
+
+    fn from_host(inner: netcode_std::Server<TokioSocket>) -> Self {
+        Self {
+            inner,
+            driver: Driver::new(),
+            next_slot: 0,
+            maybe_queued: true,
+        }
+    }
+
+    /// The server's clock: seconds since it was made, on tokio's clock.
+    /// This is the time the driver gives the host; pass it to anything of
+    /// `netcode_std` that asks for the caller's time.
+    pub fn now(&self) -> f64 {
+        self.driver.now()
+    }
+
+    /// Reads every datagram waiting on the sockets, then sends due
+    /// keep-alives and times out silent clients, at [`now`](Self::now):
+    /// `netcode_std::Server::update` on the server's clock. Only datagrams
+    /// the runtime's reactor has seen arrive are read, so call it from a
+    /// task that yields to the runtime between calls.
+    pub fn update(&mut self) {
+        let now = self.now();
+        self.inner.update(now);
+        self.maybe_queued = true;
+    }
+
+    /// Reads and handles the datagrams waiting on the socket of `family`,
+    /// without sending keep-alives or applying timeouts.
+    pub fn drain_socket(&mut self, family: Family) {
+        let now = self.now();
+        self.inner.drain_socket(now, family);
+        self.maybe_queued = true;
+    }
+
+    /// How long until the server next needs an [`update`](Self::update)
+    /// (`None`: not until a datagram arrives), on the server's clock.
+    pub fn poll_timeout(&self) -> Option<Duration> {
+        self.inner.poll_timeout(self.now())
+    }
+
+    /// One turn of the driver, as a poll: `Ready` once it has drained the
+    /// sockets the reactor reports readable and, when the protocol's
+    /// deadline has come, updated the server; `Pending` (with the task's
+    /// waker registered with the sockets and the timer) when nothing is
+    /// due. For hand-written futures and streams; [`turn`](Self::turn) is
+    /// its async form.
+    pub fn poll_turn(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        driver::poll_turn(self, cx)
+    }
+
+    /// Sleeps until a socket is readable or the protocol's next deadline,
+    /// then handles what arrived and sends what is due. With no clients
+    /// and no datagrams, it sleeps until a datagram arrives. Afterwards
+    /// read the queues (`poll_event`, `receive_packet`), ideally inside one
+    /// `batch()` so the replies leave together. Cancellation-safe.
+    pub async fn turn(&mut self) {
+        poll_fn(|cx| self.poll_turn(cx)).await;
+    }
+
+    /// The next payload from any client, with its slot, driving the server
+    /// until one arrives. Clients take turns: each one's queued payloads,
+    /// oldest first, then the next slot's. Events wait in their queue for
+    /// [`next_event`](Self::next_event) (at most 4096, then the oldest are
+    /// dropped): use [`next`](Self::next) to get both. Cancellation-safe.
+    pub async fn recv(&mut self) -> (usize, ReceivedPacket) {
+        poll_fn(|cx| poll_until(self, cx, Self::poll_turn, Self::take_payload)).await
+    }
+
+    /// The next connect or disconnect event, driving the server until one
+    /// happens. Payloads wait in their queues (at most 256 per client, then
+    /// the newest are dropped). Cancellation-safe.
+    pub async fn next_event(&mut self) -> ServerEvent {
+        poll_fn(|cx| poll_until(self, cx, Self::poll_turn, |s| s.inner.poll_event())).await
+    }
+
+    /// The next event or payload, events first (a client's connect comes
+    /// before its payloads), driving the server until there is one.
+    /// Cancellation-safe.
+    pub async fn next(&mut self) -> Incoming {
+        poll_fn(|cx| {
+            poll_until(self, cx, Self::poll_turn, |s| match s.inner.poll_event() {
+                Some(event) => Some(Incoming::Event(event)),
+                None => s
+                    .take_payload()
+                    .map(|(client_index, packet)| Incoming::Payload {
+                        client_index,
+                        packet,
+                    }),
+            })
+        })
+        .await
+    }
+
+    /// The next payload in slot order from [`next_slot`](Self::next_slot).
+    fn take_payload(&mut self) -> Option<(usize, ReceivedPacket)> {
+        if !self.maybe_queued {
+            return None;
+        }
+        let slots = self.inner.max_clients();
+        for offset in 0..slots {
+            let slot = (self.next_slot + offset) % slots;
+            if let Some(packet) = self.inner.receive_packet(slot) {
+                self.next_slot = slot;
+                return Some((slot, packet));
+            }
+        }
+        self.maybe_queued = false;
+        None
+    }
+
+    /// The netcode-std server inside, with its own time-taking methods.
+    pub fn get_ref(&self) -> &netcode_std::Server<TokioSocket> {
+        &self.inner
+    }
+
+    /// The netcode-std server inside, mutably. Times passed to its methods
+    /// should come from [`now`](Self::now), or its clock rule (steps of at
+    /// most a second, none backwards) sees two clocks fighting.
+    pub fn get_mut(&mut self) -> &mut netcode_std::Server<TokioSocket> {
+        self.maybe_queued = true;
+        &mut self.inner
+    }
+
+    /// The netcode-std server inside, to drive by hand from here on.
+    pub fn into_inner(self) -> netcode_std::Server<TokioSocket> {
+        self.inner
+    }
+}
+
+impl Driven for Server {
+    fn driver(&mut self) -> &mut Driver {
+        &mut self.driver
+    }
+
+    fn drain_readable(&mut self, cx: &mut Context<'_>) -> bool {
+        let mut drained = false;
+        for family in [Family::V4, Family::V6] {
+            let readable = self
+                .inner
+                .socket(family)
+                .is_some_and(|s| poll_readable(s, cx));
+            if readable {
+                self.drain_socket(family);
+                drained = true;
+            }
+        }
+        drained
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.poll_timeout()
+    }
+
+    fn update_now(&mut self) {
+        self.update();
+    }
+}
+
+impl Deref for Server {
+    type Target = netcode_std::Server<TokioSocket>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+impl DerefMut for Server {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.get_mut()
+    }
+}

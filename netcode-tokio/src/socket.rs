@@ -1,0 +1,125 @@
+//! A tokio UDP socket registered with the runtime's reactor: the [`Socket`]
+//! the server and client run on, and how netcode-std's freshly bound
+//! sockets become one.
+//!
+//! The host's socket calls are synchronous and non-blocking; tokio's are
+//! too when made through `try_io`, which also keeps the reactor's readiness
+//! flags right: a read that finds the socket empty clears the readable
+//! flag, so the driver sleeps until the reactor sees new datagrams instead
+//! of waking at once.
+
+use std::io;
+use std::net::SocketAddr;
+
+use netcode_std::Family;
+use netcode_std::transport::Socket;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+use netcode_std::transport::{BATCH_DATAGRAMS, DatagramBuffer, Received, Transmit};
+use tokio::io::Interest;
+use tokio::net::UdpSocket;
+
+/// One of a [`Server`](crate::Server)'s or [`Client`](crate::Client)'s
+/// sockets: a [`tokio::net::UdpSocket`] registered with the reactor of the
+/// runtime it was made in. On Linux and Android it reads and sends in
+/// batches (one `recvmmsg` / `sendmmsg` per 32 datagrams), as
+/// `netcode_std`'s own socket does.
+#[derive(Debug)]
+pub struct TokioSocket {
+    socket: UdpSocket,
+    family: Family,
+}
+
+impl TokioSocket {
+    /// Its address family.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
+    /// The tokio socket, for its address and options. Reading from it
+    /// directly steals datagrams from the server or client.
+    pub fn get_ref(&self) -> &UdpSocket {
+        &self.socket
+    }
+
+    /// Sends through `send` at once, whatever the reactor knows. Through
+    /// `try_io` when the reactor has seen the socket writable, so that a
+    /// full send buffer clears that flag; directly when it has not yet
+    /// reported the socket at all (as just after registration), since UDP
+    /// sends are never waited for and a datagram refused unseen would be
+    /// lost for nothing.
+    fn send_now<R>(&self, mut send: impl FnMut() -> io::Result<R>) -> io::Result<R> {
+        let mut tried = false;
+        let result = self.socket.try_io(Interest::WRITABLE, || {
+            tried = true;
+            send()
+        });
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock && !tried => send(),
+            result => result,
+        }
+    }
+}
+
+#[cfg(unix)]
+impl std::os::fd::AsFd for TokioSocket {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.socket.as_fd()
+    }
+}
+
+impl Socket for TokioSocket {
+    fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
+        let to = socket2::SockAddr::from(to);
+        self.send_now(|| socket2::SockRef::from(&self.socket).send_to(datagram, &to))
+    }
+
+    /// Reads only what the reactor has seen arrive: until it reports the
+    /// socket readable this is [`io::ErrorKind::WouldBlock`] without a
+    /// system call.
+    fn recv_from(&self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.socket.try_recv_from(buffer)
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn send_batch(&self, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
+        self.send_now(|| netcode_std::transport::linux::send_batch(self, datagrams))
+    }
+
+    /// One `recvmmsg` inside `try_io`. A batch shorter than asked ended on
+    /// a read that would have blocked, so it clears the readable flag as a
+    /// `WouldBlock` would: the driver then sleeps until new datagrams
+    /// arrive, rather than waking once more for a read that finds nothing.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn recv_batch(
+        &self,
+        buffers: &mut [DatagramBuffer],
+        received: &mut [Received],
+    ) -> io::Result<usize> {
+        let want = buffers.len().min(received.len()).min(BATCH_DATAGRAMS);
+        let mut short = 0;
+        let result = self.socket.try_io(Interest::READABLE, || {
+            let count =
+                netcode_std::transport::linux::recv_batch(self, self.family, buffers, received)?;
+            if count < want {
+                short = count;
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            Ok(count)
+        });
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock && short > 0 => Ok(short),
+            result => result,
+        }
+    }
+}
+
+/// The `adopt` function for `bind_with`: takes each socket netcode-std
+/// created (bound, configured and non-blocking) into the current tokio
+/// runtime's reactor. Outside a runtime that is an error, not a panic.
+pub(crate) fn adopt(family: Family, socket: std::net::UdpSocket) -> io::Result<TokioSocket> {
+    tokio::runtime::Handle::try_current().map_err(io::Error::other)?;
+    Ok(TokioSocket {
+        socket: UdpSocket::from_std(socket)?,
+        family,
+    })
+}

@@ -1,0 +1,78 @@
+//! What the tokio tests share: a protocol id and key, tokens, servers on
+//! loopback, a bound on every wait, and the payload each test checks.
+#![allow(dead_code, unreachable_pub)]
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use netcode_tokio::{ConnectTokenBuilder, Incoming, Key, Server, ServerConfig};
+
+pub const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
+pub const KEY: [u8; 32] = [0x5a; 32];
+
+/// Every wait in a test gives up after this long.
+pub const LIMIT: Duration = Duration::from_secs(10);
+
+pub fn config() -> ServerConfig {
+    ServerConfig::new(PROTOCOL_ID, Key::from_bytes(KEY))
+}
+
+/// A token for `client_id` listing `servers`, timing out after 2 s of
+/// silence.
+pub fn token(client_id: u64, servers: &[SocketAddr]) -> [u8; 2048] {
+    ConnectTokenBuilder::new(PROTOCOL_ID, &Key::from_bytes(KEY), client_id)
+        .server_addresses(servers.iter().copied())
+        .timeout_seconds(2)
+        .generate()
+        .expect("token")
+}
+
+/// A started server on `address`.
+pub async fn server(address: &str, slots: usize) -> Server {
+    let mut server = Server::new(address, config())
+        .await
+        .expect("bind the server");
+    server.start(slots).expect("start the server");
+    server
+}
+
+/// Awaits `future`, panicking with `what` after [`LIMIT`].
+pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(LIMIT, future).await {
+        Ok(value) => value,
+        Err(_) => panic!("timed out after {LIMIT:?}: {what}"),
+    }
+}
+
+/// Payload `n` of client `client_id`: its length and bytes depend on both.
+pub fn payload(client_id: u64, n: u64) -> Vec<u8> {
+    let len = 1 + ((client_id * 7 + n * 13) % 1200) as usize;
+    (0..len)
+        .map(|i| (i as u64 ^ client_id ^ (n << 3)) as u8)
+        .collect()
+}
+
+/// Echoes every payload to its sender until the task is aborted; counts
+/// nothing, checks nothing (the clients check).
+pub async fn echo_forever(mut server: Server) {
+    loop {
+        if let Incoming::Payload {
+            client_index,
+            packet,
+        } = server.next().await
+        {
+            let _ = server.send_packet(client_index, packet.data());
+            server.free_packet(packet);
+        }
+    }
+}
+
+/// Whether this machine has an IPv6 loopback; says so on stderr when not.
+pub fn ipv6_available(test: &str) -> bool {
+    if std::net::UdpSocket::bind("[::1]:0").is_ok() {
+        return true;
+    }
+    eprintln!("SKIPPED {test}: this machine has no IPv6 loopback (::1)");
+    false
+}
