@@ -1,6 +1,8 @@
 //! How the sans-IO client and server hand datagrams and events back to the
 //! caller.
 //!
+//! STANDARD.md: none (the sans-IO seam of this crate).
+//!
 //! Every call that can produce output (`handle`, `update`, `send_payload`,
 //! `disconnect`, ...) takes an `&mut impl Output<E>`: the caller sends each
 //! datagram with its socket (or simulator, or test harness) and reacts to

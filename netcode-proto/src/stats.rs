@@ -1,5 +1,8 @@
 //! Counters an operator reads to see what a client or server is doing, and
 //! tests read to prove a packet was dropped for the right reason.
+//!
+//! STANDARD.md: none (every "ignore the packet" of the standard is counted
+//! here).
 
 use core::net::SocketAddr;
 

@@ -1,6 +1,9 @@
 //! The AEAD primitives netcode uses, and the only module that names an AEAD
 //! crate.
 //!
+//! STANDARD.md: the AEADs of *Connect Token*, *Challenge Token* and
+//! *Packets*.
+//!
 //! * ChaCha20-Poly1305 (IETF, 12-byte nonce) for packets and challenge tokens.
 //! * XChaCha20-Poly1305 (24-byte nonce) for the private connect token.
 //!

@@ -1,6 +1,9 @@
 //! The fast backend (feature `ring`): `ring`'s ChaCha20-Poly1305, with
 //! runtime CPU dispatch to its assembly.
 //!
+//! STANDARD.md: the AEADs of *Connect Token*, *Challenge Token* and
+//! *Packets*.
+//!
 //! * XChaCha20-Poly1305 is built from it as the construction defines it:
 //!   HChaCha20 (the `chacha20` crate) derives a subkey from the key and the
 //!   first 16 nonce bytes, then ChaCha20-Poly1305 runs under that subkey with

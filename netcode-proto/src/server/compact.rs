@@ -1,6 +1,9 @@
 //! Compact field types for the server's tables, which are sized per slot:
 //! every byte saved here is saved thousands of times.
 //!
+//! STANDARD.md: none (the storage form of *Processing Connection Requests*'s
+//! tables).
+//!
 //! * [`Endpoint`]: an address as netcode compares it (family, IP, port;
 //!   no IPv6 flow info or scope id) in 19 bytes instead of an
 //!   `Option<SocketAddr>`'s 32.

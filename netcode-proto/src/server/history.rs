@@ -1,3 +1,8 @@
+//! One entry of the connect token history: a used token's tag, address,
+//! expiry and state (STANDARD.md: *Processing Connection Requests*, "the
+//! history of connect tokens already used"; the pending and consumed states
+//! of the reference's 1.4.5 lifecycle).
+
 use super::compact::{Endpoint, Link};
 use crate::constants::MAC_BYTES;
 

@@ -1,7 +1,13 @@
+//! One encryption mapping: the keys for a client address from its first
+//! accepted connection request until it connects, lapses or leaves
+//! (STANDARD.md: *Processing Connection Requests*, "Add an encryption
+//! mapping ...").
+
 use core::time::Duration;
 
 use super::compact::{Endpoint, Link, Nanos};
 use crate::crypto::Key;
+use crate::timing::{MAPPING_EXPIRY, TokenTimeout};
 
 /// An encryption mapping: the keys for one client address, from its first
 /// accepted connection request until it connects, times out or leaves.
@@ -12,8 +18,8 @@ pub struct Mapping {
     pub(crate) address: Endpoint,
     pub(crate) send_key: Key,
     pub(crate) receive_key: Key,
-    /// The token's timeout in seconds: negative never expires, 0 expires at once.
-    pub(crate) timeout_seconds: i32,
+    /// The token's timeout: negative never expires, 0 expires at once.
+    pub(crate) timeout: TokenTimeout,
     /// Absolute expiry while the handshake is pending; [`Nanos::NEVER`] once
     /// connected (or when the token disables timeouts).
     pub(crate) expire_time: Nanos,
@@ -30,7 +36,7 @@ impl Mapping {
         address: Endpoint::NONE,
         send_key: Key::from_bytes([0; 32]),
         receive_key: Key::from_bytes([0; 32]),
-        timeout_seconds: 0,
+        timeout: TokenTimeout::new(0),
         expire_time: Nanos::NEVER,
         last_access: Nanos::ZERO,
         client_index: Link::NONE,
@@ -42,11 +48,11 @@ impl Mapping {
     /// timeout, or past its absolute expiry (the reference's strict tests).
     pub(crate) fn expired(&self, now: Duration) -> bool {
         let now = Nanos::new(now);
-        let silent = u64::try_from(self.timeout_seconds)
-            .ok()
-            .filter(|s| *s > 0)
-            .is_some_and(|s| self.last_access.after_seconds(s) < now);
-        silent || (self.expire_time != Nanos::NEVER && self.expire_time < now)
+        let silent = self
+            .timeout
+            .silence_seconds()
+            .is_some_and(|s| MAPPING_EXPIRY.holds(self.last_access.after_seconds(s), now));
+        silent || (self.expire_time != Nanos::NEVER && MAPPING_EXPIRY.holds(self.expire_time, now))
     }
 }
 

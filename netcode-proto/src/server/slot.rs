@@ -1,3 +1,6 @@
+//! One client slot and why it was last vacated (STANDARD.md: *Server-Side
+//! Overview*, *Connected Clients*).
+
 use core::net::SocketAddr;
 use core::time::Duration;
 

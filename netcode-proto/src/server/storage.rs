@@ -1,5 +1,8 @@
 //! Where a server keeps its state, sized by the caller.
 //!
+//! STANDARD.md: *Server-Side Overview* (the slots) and the tables of
+//! *Processing Connection Requests*.
+//!
 //! The core never allocates, so a server's tables live in a
 //! [`ServerStorage`] the caller provides: [`ArrayStorage`] for a fixed slot
 //! count known at compile time (works without an allocator, for example in

@@ -1,6 +1,10 @@
 //! Operations on a server's tables: the encryption mappings, the connect
 //! token history and the free-slot bitmap, each kept O(1) per packet through
 //! the hash indices and free lists.
+//!
+//! STANDARD.md: *Processing Connection Requests* (the encryption mappings and
+//! the connect token history) and *Processing Connection Response Packets*
+//! (the free slot).
 
 use core::net::SocketAddr;
 use core::time::Duration;
@@ -12,6 +16,7 @@ use super::mapping::Mapping;
 use super::storage::Tables;
 use crate::constants::MAC_BYTES;
 use crate::crypto::Key;
+use crate::timing::TokenTimeout;
 
 /// Free-list heads, kept beside the tables.
 #[derive(Debug, Clone, Copy, Default)]
@@ -161,13 +166,15 @@ impl Tables<'_> {
             }
         };
         let now = Nanos::new(now);
-        let expire_time =
-            u64::try_from(timeout_seconds).map_or(Nanos::NEVER, |s| now.after_seconds(s));
+        let timeout = TokenTimeout::new(timeout_seconds);
+        let expire_time = timeout
+            .handshake_seconds()
+            .map_or(Nanos::NEVER, |s| now.after_seconds(s));
         let m = &mut self.mappings[index];
         m.address = Endpoint::new(&address);
         m.send_key = send_key.clone();
         m.receive_key = receive_key.clone();
-        m.timeout_seconds = timeout_seconds;
+        m.timeout = timeout;
         m.expire_time = expire_time;
         m.last_access = now;
         m.token_entry = Link::to(token_entry);

@@ -1,3 +1,5 @@
+//! The challenge token (STANDARD.md: *Challenge Token*).
+
 use crate::constants::{CHALLENGE_TOKEN_BYTES, MAC_BYTES, USER_DATA_BYTES};
 use crate::crypto::{self, DecryptError, Key, Tag, sequence_nonce};
 

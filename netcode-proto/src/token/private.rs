@@ -1,3 +1,6 @@
+//! The private connect token, sealed with XChaCha20-Poly1305 (STANDARD.md:
+//! *Connect Token*, the private part and its encryption).
+
 use crate::address::{AddressList, read_address_list, write_address_list};
 use crate::bytes::{Reader, Writer};
 use crate::constants::{
