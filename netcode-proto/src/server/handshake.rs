@@ -7,7 +7,7 @@ use core::net::SocketAddr;
 use core::time::Duration;
 
 use super::tables::TokenLookup;
-use super::{ClientSlot, Server, ServerEvent, ServerStorage, compact};
+use super::{ClientSlot, Server, ServerEvent, ServerStorage};
 use crate::io::Output;
 use crate::packet::{ChallengePacket, ConnectionRequest, Packet};
 use crate::stats::DropReason;
@@ -38,7 +38,7 @@ impl<S: ServerStorage> Server<S> {
             return Err(DropReason::ClientIdAlreadyConnected);
         }
         let entry = match tables.find_or_add_token(
-            &mut self.free,
+            &mut self.live,
             &hasher,
             from,
             &request.mac,
@@ -55,7 +55,7 @@ impl<S: ServerStorage> Server<S> {
         }
         tables
             .add_mapping(
-                &mut self.free,
+                &mut self.live,
                 &hasher,
                 now,
                 from,
@@ -131,12 +131,11 @@ impl<S: ServerStorage> Server<S> {
     ) {
         let hasher = self.hasher;
         let mut tables = self.storage.tables();
-        let m = &mut tables.mappings[mapping];
-        m.expire_time = compact::Nanos::NEVER;
-        m.client_index = compact::Link::to(index as u32);
+        tables.own_mapping(&self.live, mapping, index);
+        let m = &tables.mappings[mapping];
         let timeout = m.timeout.silence();
         if let Some(entry) = m.token_entry.get() {
-            tables.consume_token(entry);
+            tables.consume_token(entry, &address);
         }
         let slot = &mut tables.slots[index];
         *slot = ClientSlot {

@@ -46,7 +46,7 @@ impl<S: ServerStorage> Server<S> {
         self.global_sequence = SERVER_GLOBAL_SEQUENCE_BASE;
         self.deadline = None;
         let mut tables = self.storage.tables();
-        tables.reset(&mut self.free);
+        tables.reset(&mut self.live);
         for slot in tables.slots.iter_mut() {
             slot.disconnect_reason = DisconnectReason::None;
         }
@@ -72,6 +72,6 @@ impl<S: ServerStorage> Server<S> {
         self.challenge_key = Key::from_bytes([0; 32]);
         self.global_sequence = SERVER_GLOBAL_SEQUENCE_BASE;
         self.deadline = None;
-        self.storage.tables().reset(&mut self.free);
+        self.storage.tables().reset(&mut self.live);
     }
 }

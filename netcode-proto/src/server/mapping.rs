@@ -6,6 +6,7 @@
 use core::time::Duration;
 
 use super::compact::{Endpoint, Link, Nanos};
+use super::expiry::HeapEntry;
 use crate::crypto::Key;
 use crate::timing::{MAPPING_EXPIRY, TokenTimeout};
 
@@ -26,8 +27,12 @@ pub struct Mapping {
     pub(crate) last_access: Nanos,
     pub(crate) client_index: Link,
     pub(crate) token_entry: Link,
-    /// Next free entry, while on the free list.
-    pub(crate) next_free: Link,
+    /// The mapping table's expiry heap array element kept beside this entry
+    /// (see `expiry.rs`): not part of the entry, so kept when it is
+    /// overwritten.
+    pub(crate) heap_at: u32,
+    /// Where this entry sits in the expiry heap array.
+    pub(crate) heap_position: u32,
 }
 
 impl Mapping {
@@ -41,8 +46,18 @@ impl Mapping {
         last_access: Nanos::ZERO,
         client_index: Link::NONE,
         token_entry: Link::NONE,
-        next_free: Link::NONE,
+        heap_at: 0,
+        heap_position: 0,
     };
+
+    /// A free entry in the place of this one (its heap fields stay).
+    pub(crate) fn cleared(&self) -> Self {
+        Self {
+            heap_at: self.heap_at,
+            heap_position: self.heap_position,
+            ..Self::EMPTY
+        }
+    }
 
     /// Whether the mapping has lapsed at `now`: silent for longer than its
     /// timeout, or past its absolute expiry (the reference's strict tests).
@@ -53,6 +68,31 @@ impl Mapping {
             .silence_seconds()
             .is_some_and(|s| MAPPING_EXPIRY.holds(self.last_access.after_seconds(s), now));
         silent || (self.expire_time != Nanos::NEVER && MAPPING_EXPIRY.holds(self.expire_time, now))
+    }
+}
+
+/// Live mappings are reclaimed in the order of their absolute expiry, the
+/// earliest a pending one can lapse (a connected client's is never). With a
+/// non-decreasing clock, a mapping silent for its timeout is also past its
+/// expiry (which is at most its last access plus the timeout), so if any
+/// unowned mapping has lapsed, the root has.
+impl HeapEntry for Mapping {
+    type Key = Nanos;
+
+    fn key(&self) -> Nanos {
+        self.expire_time
+    }
+
+    fn heap_at(&self) -> u32 {
+        self.heap_at
+    }
+
+    fn set_heap_at(&mut self, entry: u32) {
+        self.heap_at = entry;
+    }
+
+    fn set_position(&mut self, position: u32) {
+        self.heap_position = position;
     }
 }
 

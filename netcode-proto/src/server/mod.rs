@@ -30,6 +30,7 @@
 mod compact;
 mod config;
 mod event;
+mod expiry;
 mod handshake;
 mod history;
 mod index;
@@ -37,6 +38,8 @@ mod lifecycle;
 mod loopback;
 mod mapping;
 mod receive;
+#[cfg(test)]
+mod reclaim_model;
 mod send;
 mod slot;
 mod storage;
@@ -65,7 +68,7 @@ use crate::constants::{SERVER_GLOBAL_SEQUENCE_BASE, USER_DATA_BYTES};
 use crate::crypto::Key;
 use crate::stats::Stats;
 use index::Hasher;
-use tables::FreeLists;
+use tables::Occupancy;
 
 /// A netcode dedicated server over caller-provided storage `S`.
 #[derive(Debug)]
@@ -83,7 +86,7 @@ pub struct Server<S: ServerStorage> {
     time: Duration,
     unix_time: u64,
     hasher: Hasher,
-    free: FreeLists,
+    live: Occupancy,
     deadline: Option<Duration>,
     stats: Stats,
 }
@@ -123,11 +126,11 @@ impl<S: ServerStorage> Server<S> {
             time: Duration::ZERO,
             unix_time: 0,
             hasher: Hasher::new(0, 0),
-            free: FreeLists::default(),
+            live: Occupancy::default(),
             deadline: None,
             stats: Stats::new(),
         };
-        server.storage.tables().reset(&mut server.free);
+        server.storage.tables().reset(&mut server.live);
         Ok(server)
     }
 

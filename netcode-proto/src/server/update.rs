@@ -13,7 +13,8 @@ use crate::timing::{NUM_DISCONNECT_PACKETS, SERVER_KEEP_ALIVE, SERVER_TIMEOUT, a
 impl<S: ServerStorage> Server<S> {
     /// Sends keep-alives that are due and applies timeouts. Handle the
     /// datagrams that arrived first. `unix_seconds` (the wall clock) is
-    /// kept for the connection requests handled until the next update.
+    /// kept for the connection requests handled until the next update, and
+    /// frees the connect token history entries whose tokens expired by then.
     pub fn update<O: Output<ServerEvent>>(
         &mut self,
         now: Duration,
@@ -25,6 +26,10 @@ impl<S: ServerStorage> Server<S> {
         if !self.running {
             return;
         }
+        let hasher = self.hasher;
+        self.storage
+            .tables()
+            .free_expired_tokens(&mut self.live, &hasher, unix_seconds);
         let mut deadline: Option<Duration> = None;
         for index in 0..self.max_clients {
             let slot = &self.storage.slots()[index];
@@ -92,7 +97,7 @@ impl<S: ServerStorage> Server<S> {
         let mut tables = self.storage.tables();
         tables.unindex_client_id(&hasher, index);
         if let Some(mapping) = tables.slots[index].mapping {
-            tables.remove_mapping(&mut self.free, &hasher, mapping as usize);
+            tables.remove_mapping(&mut self.live, &hasher, mapping as usize);
         }
         tables.slots[index].clear();
         tables.mark_slot(index, true);
