@@ -36,7 +36,9 @@ pub enum DropReason {
     /// This connect token was already used: from another address while
     /// pending, or from anywhere once it connected.
     TokenAlreadyUsed,
-    /// The history of used connect tokens is full of unexpired entries.
+    /// The history of used connect tokens is full of unexpired entries: the
+    /// counter operators watch, since every new client is refused while it
+    /// rises (see [`TokenHistorySize`](crate::server::TokenHistorySize)).
     TokenHistoryFull,
     /// No room for another encryption mapping.
     MappingTableFull,

@@ -133,6 +133,8 @@ fn a_full_token_history_refuses_new_tokens_until_they_expire() {
         stats.dropped(DropReason::TokenHistoryFull) >= 1,
         "the ninth token is refused"
     );
+    assert_eq!(w.server.token_history_capacity(), 8);
+    assert_eq!(w.server.token_history_in_use(), 8);
     // After every entry expired (30 s tokens), a fresh token is admitted.
     w.filter = None;
     for p in w.peers.iter_mut() {
@@ -141,10 +143,40 @@ fn a_full_token_history_refuses_new_tokens_until_they_expire() {
     for _ in 0..320 {
         w.step(FRAME);
     }
+    assert_eq!(w.server.token_history_in_use(), 0, "update freed them");
     let c = w.add_client("10.0.1.1:9000");
     let token = w.token(999);
     w.connect(c, &token);
     assert!(w.run_until(30, |w| w.state(c) == ClientState::Connected));
+}
+
+#[test]
+fn the_token_history_is_sized_per_server() {
+    use netcode_proto::server::{HeapStorage, ServerStorage, TokenHistorySize};
+    let address = "[::1]:40000".parse().unwrap();
+    let size = TokenHistorySize {
+        per_slot: 2,
+        minimum: 3,
+    };
+    let storage = HeapStorage::with_token_history(2, size);
+    let mut w = World::with_storage(perfect(), 35, storage, 2, address);
+    assert_eq!(w.server.token_history_capacity(), 4);
+    for i in 0..5u64 {
+        let c = w.add_client(&format!("10.0.0.{}:9000", i + 1));
+        let token = w.token(100 + i);
+        w.connect(c, &token);
+    }
+    w.step(FRAME);
+    w.step(FRAME);
+    assert_eq!(w.server.token_history_in_use(), 4);
+    assert!(w.server.stats().dropped(DropReason::TokenHistoryFull) >= 1);
+    assert_eq!(
+        HeapStorage::with_token_history(1000, size)
+            .tables()
+            .tokens
+            .len(),
+        2000
+    );
 }
 
 #[test]

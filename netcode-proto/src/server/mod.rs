@@ -24,8 +24,9 @@
 //!   responses; `send.rs`: payloads and every packet the server sends;
 //!   `update.rs`: keep-alives, timeouts and disconnects; `loopback.rs`:
 //!   in-process clients;
-//! * `storage.rs`, `tables.rs`, `index.rs`, `compact.rs`, `slot.rs`,
-//!   `mapping.rs`, `history.rs`: the caller-sized tables and their entries.
+//! * `storage.rs`, `tables.rs`, `index.rs`, `expiry.rs`, `compact.rs`,
+//!   `slot.rs`, `mapping.rs`, `history.rs`: the caller-sized tables and
+//!   their entries; `sizing.rs`: how large the token history should be.
 
 mod compact;
 mod config;
@@ -41,6 +42,7 @@ mod receive;
 #[cfg(test)]
 mod reclaim_model;
 mod send;
+mod sizing;
 mod slot;
 mod storage;
 mod tables;
@@ -53,6 +55,7 @@ pub use config::{ServerConfig, ServerError};
 pub use event::ServerEvent;
 pub use history::TokenEntry;
 pub use mapping::Mapping;
+pub use sizing::TokenHistorySize;
 pub use slot::{ClientSlot, DisconnectReason};
 #[cfg(feature = "alloc")]
 pub use storage::HeapStorage;
@@ -76,6 +79,7 @@ pub struct Server<S: ServerStorage> {
     config: ServerConfig,
     storage: S,
     capacity: usize,
+    token_history_capacity: usize,
     running: bool,
     max_clients: usize,
     num_connected: usize,
@@ -112,10 +116,12 @@ impl<S: ServerStorage> Server<S> {
         if !proportional {
             return Err(ServerError::BadStorage);
         }
+        let token_history_capacity = tables.tokens.len();
         let mut server = Self {
             config,
             storage,
             capacity: n,
+            token_history_capacity,
             running: false,
             max_clients: 0,
             num_connected: 0,
@@ -142,6 +148,21 @@ impl<S: ServerStorage> Server<S> {
     /// The most slots `start` accepts.
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// Entries of the connect token history: how many tokens it holds at
+    /// once (see [`TokenHistorySize`] for what that absorbs).
+    pub fn token_history_capacity(&self) -> usize {
+        self.token_history_capacity
+    }
+
+    /// History entries holding a token: those admitted and not expired as
+    /// of the last [`update`](Self::update), which frees the expired ones.
+    /// When it reaches [`token_history_capacity`](Self::token_history_capacity),
+    /// new tokens are refused
+    /// ([`TokenHistoryFull`](crate::stats::DropReason::TokenHistoryFull)).
+    pub fn token_history_in_use(&self) -> usize {
+        self.live.tokens
     }
 
     /// Whether the server is running.

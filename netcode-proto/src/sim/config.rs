@@ -50,7 +50,7 @@ impl Default for SimConfig {
 }
 
 /// Counters of what happened to the datagrams given to a
-/// [`NetworkSimulator`].
+/// [`NetworkSimulator`](super::NetworkSimulator).
 ///
 /// Every copy that enters the network (each sent datagram, plus each
 /// duplicate) ends up counted exactly once as lost, dropped because the
@@ -59,7 +59,7 @@ impl Default for SimConfig {
 /// `sent + duplicated == lost + dropped_full + delivered + discarded + in_flight`
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct SimStats {
-    /// Datagrams given to [`NetworkSimulator::send`].
+    /// Datagrams given to [`NetworkSimulator::send`](super::NetworkSimulator::send).
     pub sent: u64,
     /// Datagrams lost on purpose (by [`SimConfig::loss_percent`]).
     pub lost: u64,
@@ -68,9 +68,9 @@ pub struct SimStats {
     /// Copies dropped because [`SimConfig::max_in_flight`] datagrams were
     /// already in flight.
     pub dropped_full: u64,
-    /// Copies handed out by [`NetworkSimulator::receive`] or
-    /// [`NetworkSimulator::receive_any`].
+    /// Copies handed out by [`NetworkSimulator::receive`](super::NetworkSimulator::receive) or
+    /// [`NetworkSimulator::receive_any`](super::NetworkSimulator::receive_any).
     pub delivered: u64,
-    /// Copies in flight when [`NetworkSimulator::reset`] was called.
+    /// Copies in flight when [`NetworkSimulator::reset`](super::NetworkSimulator::reset) was called.
     pub discarded: u64,
 }

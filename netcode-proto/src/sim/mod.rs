@@ -4,7 +4,7 @@
 //!
 //! [`NetworkSimulator`] stands in for the network between any number of
 //! clients and servers. Datagrams go in with [`send`](NetworkSimulator::send)
-//! (or through a [`SimOutput`], which implements [`Output`] so the protocol
+//! (or through a [`SimOutput`], which implements [`Output`](crate::io::Output) so the protocol
 //! core can write straight into the simulator) and come out with
 //! [`receive`](NetworkSimulator::receive) (for one destination address) or
 //! [`receive_any`](NetworkSimulator::receive_any) (for whichever destination
@@ -13,7 +13,7 @@
 //! On the way, each datagram may be lost, delayed by a fixed latency plus a
 //! uniform jitter (which reorders datagrams), or duplicated, as set by a
 //! [`SimConfig`]. The simulator never reads a clock: every call takes the
-//! simulated time `now`, a [`Duration`] since an arbitrary epoch, and
+//! simulated time `now`, a [`Duration`](core::time::Duration) since an arbitrary epoch, and
 //! [`next_delivery_time`](NetworkSimulator::next_delivery_time) tells a test
 //! loop how far it may jump. All randomness comes from a small generator
 //! seeded by the caller, so the same seed and the same calls give the same

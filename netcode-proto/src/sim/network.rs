@@ -25,7 +25,7 @@ pub struct Delivered {
     pub bytes: Vec<u8>,
 }
 
-/// A simulated network: see the [module documentation](self).
+/// A simulated network: see the [module documentation](super).
 #[derive(Debug, Clone)]
 pub struct NetworkSimulator {
     config: SimConfig,
@@ -141,7 +141,7 @@ impl NetworkSimulator {
         self.queue.clear();
     }
 
-    /// An [`Output`] through which an endpoint at `from` sends into this
+    /// An [`Output`](crate::io::Output) through which an endpoint at `from` sends into this
     /// simulator at time `now`, collecting its events into `events`.
     pub fn output<'a, E>(
         &'a mut self,
