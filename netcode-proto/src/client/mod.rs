@@ -24,7 +24,7 @@ use crate::constants::{CHALLENGE_TOKEN_BYTES, MAX_ENCRYPTED_PACKET_BYTES, is_pay
 use crate::io::Output;
 use crate::packet::{
     ChallengePacket, KeepAlivePacket, Packet, PacketContext, PacketTypes, RequestPacket,
-    read_packet_with, write_packet,
+    read_encrypted, write_packet,
 };
 use crate::replay::ReplayProtection;
 use crate::session::{Payload, SendError, Sent};
@@ -235,10 +235,10 @@ impl Client {
             read_key: Some(&token.server_to_client_key),
             accepted: PacketTypes::CLIENT,
         };
-        let read = read_packet_with(&context, None, datagram, Some(&mut self.replay))?;
-        let packet_type = read.packet.packet_type();
+        let (sequence, packet) = read_encrypted(&context, datagram, Some(&mut self.replay))?;
+        let packet_type = packet.packet_type();
         let state = self.state;
-        let payload = match (read.packet, state) {
+        let payload = match (packet, state) {
             (
                 Packet::Denied,
                 ClientState::SendingConnectionRequest | ClientState::SendingConnectionResponse,
@@ -267,10 +267,7 @@ impl Client {
             }
             (Packet::Payload(data), ClientState::Connected) => {
                 attempt.last_receive = now;
-                Some(Payload {
-                    sequence: read.sequence,
-                    data,
-                })
+                Some(Payload { sequence, data })
             }
             (Packet::Disconnect, ClientState::Connected) => {
                 attempt.pending_disconnect = Some(ClientState::Disconnected);

@@ -22,6 +22,7 @@ pub use context::{PacketContext, ReadContext, RequestContext};
 pub use error::{PacketError, WriteError};
 pub use kind::{PacketType, PacketTypes};
 pub use read::{ConnectionRequest, ReadPacket, read_packet, read_packet_with};
+pub(crate) use read::{read_encrypted, read_request};
 pub use sequence::{sequence_bytes, write_prefix_and_sequence};
 pub use write::{packet_associated_data, write_packet};
 
@@ -63,6 +64,21 @@ impl<R> Packet<'_, R> {
             Self::KeepAlive(_) => PacketType::KeepAlive,
             Self::Payload(_) => PacketType::Payload,
             Self::Disconnect => PacketType::Disconnect,
+        }
+    }
+}
+
+impl<'a> Packet<'a, core::convert::Infallible> {
+    /// The same packet, in the type that can also hold a request.
+    pub(crate) fn with_request<R>(self) -> Packet<'a, R> {
+        match self {
+            Self::Request(never) => match never {},
+            Self::Denied => Packet::Denied,
+            Self::Challenge(c) => Packet::Challenge(c),
+            Self::Response(c) => Packet::Response(c),
+            Self::KeepAlive(k) => Packet::KeepAlive(k),
+            Self::Payload(p) => Packet::Payload(p),
+            Self::Disconnect => Packet::Disconnect,
         }
     }
 }

@@ -3,6 +3,8 @@
 //! *Replay Protection*, and the request checks of *Processing Connection
 //! Requests* up to reading the private connect token).
 
+use core::convert::Infallible;
+
 use crate::bytes::Reader;
 use crate::constants::{
     CHALLENGE_BODY_BYTES, CONNECT_TOKEN_NONCE_BYTES, CONNECT_TOKEN_PRIVATE_BYTES,
@@ -81,7 +83,27 @@ pub fn read_packet_with<'b>(
             packet: Packet::Request(request),
         });
     }
+    let (sequence, packet) = read_encrypted(context, buffer, replay)?;
+    Ok(ReadPacket {
+        sequence,
+        packet: packet.with_request(),
+    })
+}
 
+/// Reads one encrypted packet (any type but the request), decrypting it in
+/// place, as [`read_packet_with`] does: its sequence and the packet. A
+/// request is refused as a side with no request context refuses it. The
+/// packet it returns is small (its request variant cannot exist), which
+/// keeps the large parsed request out of the per-packet path.
+pub(crate) fn read_encrypted<'b>(
+    context: &PacketContext<'_>,
+    buffer: &'b mut [u8],
+    replay: Option<&mut ReplayProtection>,
+) -> Result<(u64, Packet<'b, Infallible>), PacketError> {
+    let prefix = *buffer.first().ok_or(PacketError::TooSmall)?;
+    if prefix == 0 {
+        return read_request(context, None, buffer).and(Err(PacketError::NoKey));
+    }
     let key = context.read_key.ok_or(PacketError::NoKey)?;
     if buffer.len() < MIN_ENCRYPTED_PACKET_BYTES {
         return Err(PacketError::TooSmall);
@@ -101,9 +123,11 @@ pub fn read_packet_with<'b>(
     if buffer.len() < header + MAC_BYTES {
         return Err(PacketError::TooSmall);
     }
-    let mut sequence_le = [0u8; 8];
-    sequence_le[..sequence_bytes].copy_from_slice(&buffer[1..header]);
-    let sequence = u64::from_le_bytes(sequence_le);
+    // At least 18 bytes, so the 8 after the prefix are there: read them all
+    // and keep the sequence's own.
+    let mut window = [0u8; 8];
+    window.copy_from_slice(&buffer[1..9]);
+    let sequence = u64::from_le_bytes(window) & (u64::MAX >> (64 - 8 * sequence_bytes));
 
     let mut replay = replay.filter(|_| packet_type.replay_protected());
     if replay
@@ -174,10 +198,11 @@ pub fn read_packet_with<'b>(
         }
         PacketType::Request => return Err(PacketError::InvalidType),
     };
-    Ok(ReadPacket { sequence, packet })
+    Ok((sequence, packet))
 }
 
-fn read_request(
+/// Reads a connection request (prefix 0) and opens its private token.
+pub(crate) fn read_request(
     context: &PacketContext<'_>,
     requests: Option<&RequestContext<'_>>,
     buffer: &mut [u8],

@@ -8,7 +8,9 @@ use core::time::Duration;
 
 use super::{DisconnectReason, Server, ServerEvent, ServerStorage, compact};
 use crate::io::Output;
-use crate::packet::{Packet, PacketContext, PacketTypes, RequestContext, read_packet_with};
+use crate::packet::{
+    Packet, PacketContext, PacketType, PacketTypes, RequestContext, read_encrypted, read_request,
+};
 use crate::session::Payload;
 use crate::stats::{DropReason, DroppedDatagram};
 
@@ -80,15 +82,18 @@ impl<S: ServerStorage> Server<S> {
             current_timestamp: self.unix_time,
             min_expire_timestamp: self.min_expire_timestamp,
         };
+        if datagram[0] == 0 {
+            let request = read_request(&context, Some(&requests), datagram)?;
+            self.process_request(now, from, &request, out)?;
+            self.stats.count_received(PacketType::Request);
+            return Ok(None);
+        }
         let replay = client.map(|c| &mut tables.slots[c].replay);
-        let read = read_packet_with(&context, Some(&requests), datagram, replay)?;
-        let packet_type = read.packet.packet_type();
+        let (sequence, packet) = read_encrypted(&context, datagram, replay)?;
+        let packet_type = packet.packet_type();
 
-        let result = match read.packet {
-            Packet::Request(request) => {
-                self.process_request(now, from, &request, out)?;
-                None
-            }
+        let result = match packet {
+            Packet::Request(never) => match never {},
             Packet::Response(response) => {
                 self.process_response(now, from, mapping, &response, out)?;
                 None
@@ -100,7 +105,7 @@ impl<S: ServerStorage> Server<S> {
                 let tables = self.storage.tables();
                 let slot = &mut tables.slots[c];
                 slot.last_receive = now;
-                match read.packet {
+                match packet {
                     Packet::Disconnect => {
                         self.stats.count_received(packet_type);
                         self.disconnect_slot(c, DisconnectReason::ClientDisconnect, false, out);
@@ -108,13 +113,7 @@ impl<S: ServerStorage> Server<S> {
                     }
                     Packet::Payload(data) => {
                         slot.confirmed = true;
-                        Some((
-                            c,
-                            Payload {
-                                sequence: read.sequence,
-                                data,
-                            },
-                        ))
+                        Some((c, Payload { sequence, data }))
                     }
                     _ => {
                         slot.confirmed = true;

@@ -47,8 +47,8 @@ impl ChallengeToken {
         buffer
     }
 
-    /// Decrypts a sealed token in place and reads it. On failure the buffer
-    /// is unchanged.
+    /// Decrypts a sealed token in place and reads it. On failure the
+    /// contents of the buffer are unspecified.
     pub fn decrypt(
         buffer: &mut [u8; CHALLENGE_TOKEN_BYTES],
         sequence: u64,
