@@ -44,11 +44,16 @@ pub enum DropReason {
     MappingTableFull,
     /// The challenge token in a response does not decrypt.
     ChallengeTokenInvalid,
+    /// A server with a persisted token history could not yet make this new
+    /// token durable ([`Output::persist_used_token`](crate::io::Output::persist_used_token)
+    /// said no), so it sent nothing under the token's keys; the client's
+    /// next retry asks again.
+    TokenNotDurable,
 }
 
 impl DropReason {
     /// How many distinct reasons there are, for counter arrays.
-    pub const COUNT: usize = PacketError::COUNT + 12;
+    pub const COUNT: usize = PacketError::COUNT + 13;
 
     /// A stable index in `0..COUNT`.
     pub fn index(self) -> usize {
@@ -67,6 +72,7 @@ impl DropReason {
             Self::TokenHistoryFull => n + 9,
             Self::MappingTableFull => n + 10,
             Self::ChallengeTokenInvalid => n + 11,
+            Self::TokenNotDurable => n + 12,
         }
     }
 
@@ -89,6 +95,7 @@ impl DropReason {
             9 => Self::TokenHistoryFull,
             10 => Self::MappingTableFull,
             11 => Self::ChallengeTokenInvalid,
+            12 => Self::TokenNotDurable,
             _ => return None,
         })
     }
@@ -109,6 +116,7 @@ impl DropReason {
             Self::TokenHistoryFull => "token_history_full",
             Self::MappingTableFull => "mapping_table_full",
             Self::ChallengeTokenInvalid => "challenge_token_invalid",
+            Self::TokenNotDurable => "token_not_durable",
         }
     }
 }

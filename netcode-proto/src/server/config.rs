@@ -78,6 +78,9 @@ pub enum ServerError {
     NotLoopback,
     /// A client with this client id is already connected.
     ClientIdInUse,
+    /// A restored token history holds more unexpired tokens than this
+    /// server's history has entries.
+    HistoryTooLarge,
 }
 
 impl core::fmt::Display for ServerError {
@@ -90,6 +93,7 @@ impl core::fmt::Display for ServerError {
             Self::SlotTaken => "client slot is taken",
             Self::NotLoopback => "client slot does not hold a loopback client",
             Self::ClientIdInUse => "a client with this id is already connected",
+            Self::HistoryTooLarge => "the restored token history does not fit in the server's",
         })
     }
 }

@@ -6,6 +6,7 @@
 use core::net::SocketAddr;
 use core::time::Duration;
 
+use super::persist::UsedToken;
 use super::tables::TokenLookup;
 use super::{ClientSlot, Server, ServerEvent, ServerStorage};
 use crate::io::Output;
@@ -49,6 +50,19 @@ impl<S: ServerStorage> Server<S> {
             TokenLookup::Refused => return Err(DropReason::TokenAlreadyUsed),
             TokenLookup::Full => return Err(DropReason::TokenHistoryFull),
         };
+        // The first packet under the token's keys leaves below (a denial or
+        // a challenge): with a persisted history, only once it is durable.
+        if self.persisting && !tables.token_durable(entry) {
+            let used = UsedToken {
+                mac: request.mac,
+                address: from,
+                expire_timestamp: request.expire_timestamp,
+            };
+            if !out.persist_used_token(&used) {
+                return Err(DropReason::TokenNotDurable);
+            }
+            tables.mark_token_durable(entry);
+        }
         if self.num_connected >= self.max_clients {
             self.send_global(from, &Packet::Denied, &token.server_to_client_key, out);
             return Ok(());

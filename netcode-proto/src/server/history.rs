@@ -11,9 +11,14 @@ use crate::constants::MAC_BYTES;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TokenState {
     Free,
-    /// A request was accepted; the handshake may be retried from the same address.
-    Pending,
-    /// A client connected with it; refused from every address until it expires.
+    /// A request was accepted; the handshake may be retried from the same
+    /// address. `durable` once a server with a persisted history had the
+    /// token made durable (nothing is sent under its keys before).
+    Pending {
+        durable: bool,
+    },
+    /// A client connected with it, or it was restored from an earlier run;
+    /// refused from every address until it expires.
     Consumed,
 }
 

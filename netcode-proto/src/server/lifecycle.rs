@@ -18,12 +18,32 @@ impl<S: ServerStorage> Server<S> {
     /// is stopped first (its clients get disconnect packets).
     ///
     /// The global sequence starts at 2^63 on every start, and the token
-    /// history and encryption mappings start empty.
+    /// history and encryption mappings start empty. The restart rule
+    /// refuses tokens that expire before `unix_seconds` plus the maximum
+    /// token lifetime (see [`start_restored`](Self::start_restored) for the
+    /// other way to start).
     pub fn start<R: CryptoRng + ?Sized, O: Output<ServerEvent>>(
         &mut self,
         now: Duration,
         unix_seconds: u64,
         max_clients: usize,
+        rng: &mut R,
+        out: &mut O,
+    ) -> Result<(), ServerError> {
+        let floor = unix_seconds.saturating_add(self.config.effective_max_connect_token_lifetime());
+        self.begin(now, unix_seconds, max_clients, floor, rng, out)?;
+        self.persisting = false;
+        Ok(())
+    }
+
+    /// What every start does, with `min_expire_timestamp` the restart
+    /// rule's floor.
+    pub(super) fn begin<R: CryptoRng + ?Sized, O: Output<ServerEvent>>(
+        &mut self,
+        now: Duration,
+        unix_seconds: u64,
+        max_clients: usize,
+        min_expire_timestamp: u64,
         rng: &mut R,
         out: &mut O,
     ) -> Result<(), ServerError> {
@@ -41,8 +61,7 @@ impl<S: ServerStorage> Server<S> {
         self.challenge_sequence = 0;
         self.challenge_key = Key::generate(rng);
         self.hasher = Hasher::new(rng.next_u64(), rng.next_u64());
-        self.min_expire_timestamp =
-            unix_seconds.saturating_add(self.config.effective_max_connect_token_lifetime());
+        self.min_expire_timestamp = min_expire_timestamp;
         self.global_sequence = SERVER_GLOBAL_SEQUENCE_BASE;
         self.deadline = None;
         let mut tables = self.storage.tables();

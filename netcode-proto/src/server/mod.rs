@@ -23,7 +23,7 @@
 //!   connected clients' packets; `handshake.rs`: connection requests and
 //!   responses; `send.rs`: payloads and every packet the server sends;
 //!   `update.rs`: keep-alives, timeouts and disconnects; `loopback.rs`:
-//!   in-process clients;
+//!   in-process clients; `persist.rs`: the token history across restarts;
 //! * `storage.rs`, `tables.rs`, `index.rs`, `expiry.rs`, `compact.rs`,
 //!   `slot.rs`, `mapping.rs`, `history.rs`: the caller-sized tables and
 //!   their entries; `sizing.rs`: how large the token history should be.
@@ -38,6 +38,7 @@ mod index;
 mod lifecycle;
 mod loopback;
 mod mapping;
+mod persist;
 mod receive;
 #[cfg(test)]
 mod reclaim_model;
@@ -55,6 +56,7 @@ pub use config::{ServerConfig, ServerError};
 pub use event::ServerEvent;
 pub use history::TokenEntry;
 pub use mapping::Mapping;
+pub use persist::{HistoryEntry, RestoredHistory, UsedToken};
 pub use sizing::TokenHistorySize;
 pub use slot::{ClientSlot, DisconnectReason};
 #[cfg(feature = "alloc")]
@@ -91,6 +93,8 @@ pub struct Server<S: ServerStorage> {
     unix_time: u64,
     hasher: Hasher,
     live: Occupancy,
+    /// Started with a restored history: new tokens are made durable first.
+    persisting: bool,
     deadline: Option<Duration>,
     stats: Stats,
 }
@@ -133,6 +137,7 @@ impl<S: ServerStorage> Server<S> {
             unix_time: 0,
             hasher: Hasher::new(0, 0),
             live: Occupancy::default(),
+            persisting: false,
             deadline: None,
             stats: Stats::new(),
         };

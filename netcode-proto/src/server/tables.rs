@@ -244,7 +244,8 @@ impl Tables<'_> {
         });
         if let Some(i) = found {
             let entry = &tokens[i];
-            let own_retry = entry.state == TokenState::Pending && entry.address.matches(&address);
+            let own_retry = matches!(entry.state, TokenState::Pending { .. })
+                && entry.address.matches(&address);
             return if own_retry {
                 TokenLookup::Admitted(i as u32)
             } else {
@@ -263,7 +264,7 @@ impl Tables<'_> {
             },
         };
         self.tokens[i] = TokenEntry {
-            state: TokenState::Pending,
+            state: TokenState::Pending { durable: false },
             mac: *mac,
             address: Endpoint::new(&address),
             expire_timestamp,
@@ -298,11 +299,64 @@ impl Tables<'_> {
     /// another address's token.)
     pub(crate) fn consume_token(&mut self, entry: u32, address: &SocketAddr) {
         if let Some(e) = self.tokens.get_mut(entry as usize)
-            && e.state == TokenState::Pending
+            && matches!(e.state, TokenState::Pending { .. })
             && e.address.matches(address)
         {
             e.state = TokenState::Consumed;
         }
+    }
+
+    /// Whether history entry `entry` was made durable (or needs not be:
+    /// consumed entries were durable before their first packet).
+    pub(crate) fn token_durable(&self, entry: u32) -> bool {
+        self.tokens.get(entry as usize).is_some_and(|e| {
+            matches!(
+                e.state,
+                TokenState::Pending { durable: true } | TokenState::Consumed
+            )
+        })
+    }
+
+    /// Records that history entry `entry`'s token is durable.
+    pub(crate) fn mark_token_durable(&mut self, entry: u32) {
+        if let Some(e) = self.tokens.get_mut(entry as usize)
+            && let TokenState::Pending { durable } = &mut e.state
+        {
+            *durable = true;
+        }
+    }
+
+    /// Adds a token used in an earlier run as consumed: refused from every
+    /// address until it expires. A token already in the history stays as
+    /// it is. Returns false when no entry is free.
+    pub(crate) fn restore_token(
+        &mut self,
+        live: &mut Occupancy,
+        hasher: &Hasher,
+        address: &SocketAddr,
+        mac: &[u8; MAC_BYTES],
+        expire_timestamp: u64,
+    ) -> bool {
+        let tokens = &*self.tokens;
+        let known = index::find(self.token_index, hasher.mac(mac), |i| {
+            tokens[i].state != TokenState::Free && tokens[i].mac == *mac
+        });
+        if known.is_some() {
+            return true;
+        }
+        let Some(i) = expiry::first_free(self.tokens, live.tokens) else {
+            return false;
+        };
+        self.tokens[i] = TokenEntry {
+            state: TokenState::Consumed,
+            mac: *mac,
+            address: Endpoint::new(address),
+            expire_timestamp,
+            ..self.tokens[i].cleared()
+        };
+        index::insert(self.token_index, hasher.mac(mac), i);
+        expiry::admit_free(self.tokens, &mut live.tokens);
+        true
     }
 
     /// Frees the history entry at the heap's root, `index`.
