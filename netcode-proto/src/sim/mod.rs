@@ -19,6 +19,11 @@
 //! seeded by the caller, so the same seed and the same calls give the same
 //! deliveries, on every platform.
 //!
+//! [`World`] puts this crate's servers and clients on such a network, on
+//! simulated time that steps by frames or jumps to the next deadline: the
+//! scenario tests of this crate run on it, and so can a game's.
+//! [`fixtures`] holds the reference tests' key, protocol id and networks.
+//!
 //! # Example
 //!
 //! ```
@@ -67,13 +72,16 @@
 //! ```
 
 mod config;
+pub mod fixtures;
 mod network;
 mod output;
 mod queue;
 mod rng;
 #[cfg(test)]
 mod tests;
+mod world;
 
 pub use config::{DEFAULT_DUPLICATE_MAX_DELAY, DEFAULT_MAX_IN_FLIGHT, SimConfig, SimStats};
 pub use network::{Delivered, NetworkSimulator};
 pub use output::SimOutput;
+pub use world::{ClientNode, Filter, ServerNode, ServerOutput, SimStore, World};
