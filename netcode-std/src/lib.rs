@@ -62,6 +62,7 @@ mod client;
 mod clock;
 mod error;
 mod events;
+pub mod history_store;
 mod loopback;
 mod packet;
 mod random;
