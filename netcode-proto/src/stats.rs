@@ -6,6 +6,7 @@
 
 use core::net::SocketAddr;
 
+use crate::io::Output;
 use crate::packet::{PacketError, PacketType};
 
 /// Why the client or server ignored a datagram or a step of the handshake.
@@ -221,8 +222,10 @@ impl Stats {
         self.received[packet_type as usize] += 1;
     }
 
-    pub(crate) fn count_drop(&mut self, reason: DropReason) {
-        self.dropped[reason.index()] += 1;
+    /// Counts a dropped datagram and reports it to the output.
+    pub(crate) fn report_drop<E>(&mut self, out: &mut impl Output<E>, dropped: DroppedDatagram) {
+        self.dropped[dropped.reason.index()] += 1;
+        out.dropped(dropped);
     }
 }
 

@@ -204,14 +204,12 @@ impl Client {
         out: &mut O,
     ) -> Option<Payload<'b>> {
         let prefix = datagram.first().copied();
-        match self.process(now, from, datagram, out) {
-            Ok(payload) => payload,
-            Err(reason) => {
-                self.stats.count_drop(reason);
-                out.dropped(DroppedDatagram::new(from, prefix, reason));
+        self.process(now, from, datagram, out)
+            .unwrap_or_else(|reason| {
+                self.stats
+                    .report_drop(out, DroppedDatagram::new(from, prefix, reason));
                 None
-            }
-        }
+            })
     }
 
     fn process<'b, O: Output<ClientEvent>>(

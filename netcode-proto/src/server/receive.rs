@@ -31,14 +31,12 @@ impl<S: ServerStorage> Server<S> {
     ) -> Option<(usize, Payload<'b>)> {
         self.time = now;
         let prefix = datagram.first().copied();
-        match self.process(now, from, datagram, out) {
-            Ok(payload) => payload,
-            Err(reason) => {
-                self.stats.count_drop(reason);
-                out.dropped(DroppedDatagram::new(from, prefix, reason));
+        self.process(now, from, datagram, out)
+            .unwrap_or_else(|reason| {
+                self.stats
+                    .report_drop(out, DroppedDatagram::new(from, prefix, reason));
                 None
-            }
-        }
+            })
     }
 
     fn process<'b, O: Output<ServerEvent>>(

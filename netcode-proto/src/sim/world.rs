@@ -307,20 +307,29 @@ impl World {
             .retain(|_, node| matches!(node, Node::Server(_)));
     }
 
+    /// Server `s`, its output, and the world's generator, borrowed apart.
+    fn server_parts(
+        &mut self,
+        s: usize,
+    ) -> (&mut Server<HeapStorage>, ServerOutput<'_>, &mut SeededRng) {
+        let node = &mut self.servers[s];
+        let out = ServerOutput {
+            sim: &mut self.sim,
+            from: node.address,
+            now: self.now,
+            events: &mut node.events,
+            store: node.store.as_mut(),
+        };
+        (&mut node.server, out, &mut self.rng)
+    }
+
     /// (Re)starts server `s` with `max_clients` open and the restart rule
     /// counting from now.
     pub fn start_server(&mut self, s: usize, max_clients: usize) {
         let (now, unix) = (self.now, self.unix);
-        let node = &mut self.servers[s];
-        let mut out = ServerOutput {
-            sim: &mut self.sim,
-            from: node.address,
-            now,
-            events: &mut node.events,
-            store: None,
-        };
-        node.server
-            .start(now, unix, max_clients, &mut self.rng, &mut out)
+        let (server, mut out, rng) = self.server_parts(s);
+        server
+            .start(now, unix, max_clients, rng, &mut out)
             .unwrap_or_else(|e| panic!("world server start: {e}"));
     }
 
@@ -333,19 +342,12 @@ impl World {
         max_clients: usize,
     ) -> Result<(), ServerError> {
         let (now, unix) = (self.now, self.unix);
-        let node = &mut self.servers[s];
-        let store = node.store.get_or_insert_with(|| SimStore::new(unix));
-        let saved = store.clone();
-        let mut out = ServerOutput {
-            sim: &mut self.sim,
-            from: node.address,
-            now,
-            events: &mut node.events,
-            store: Some(store),
-        };
-        let history = saved.restored();
-        node.server
-            .start_restored(now, unix, max_clients, &mut self.rng, &history, &mut out)
+        let saved = self.servers[s]
+            .store
+            .get_or_insert_with(|| SimStore::new(unix))
+            .clone();
+        let (server, mut out, rng) = self.server_parts(s);
+        server.start_restored(now, unix, max_clients, rng, &saved.restored(), &mut out)
     }
 
     /// Server `s` crashes: everything but its store is lost, and it is left
@@ -432,15 +434,8 @@ impl World {
         f: impl FnOnce(&mut Server<HeapStorage>, Duration, &mut ServerOutput<'_>) -> R,
     ) -> R {
         let now = self.now;
-        let node = &mut self.servers[s];
-        let mut out = ServerOutput {
-            sim: &mut self.sim,
-            from: node.address,
-            now,
-            events: &mut node.events,
-            store: node.store.as_mut(),
-        };
-        f(&mut node.server, now, &mut out)
+        let (server, mut out, _) = self.server_parts(s);
+        f(server, now, &mut out)
     }
 
     /// Server `s` sends a payload to its slot `index` (which must hold a
@@ -482,15 +477,11 @@ impl World {
             node.client.update(now, &mut out);
         }
         let unix = self.unix;
-        for node in self.servers.iter_mut().filter(|n| n.updating) {
-            let mut out = ServerOutput {
-                sim: &mut self.sim,
-                from: node.address,
-                now,
-                events: &mut node.events,
-                store: node.store.as_mut(),
-            };
-            node.server.update(now, unix, &mut out);
+        for s in 0..self.servers.len() {
+            if self.servers[s].updating {
+                let (server, mut out, _) = self.server_parts(s);
+                server.update(now, unix, &mut out);
+            }
         }
     }
 
@@ -500,20 +491,13 @@ impl World {
     pub fn deliver(&mut self, from: SocketAddr, to: SocketAddr, bytes: &mut [u8]) -> bool {
         let now = self.now;
         match self.by_address.get(&to) {
-            Some(Node::Server(s)) => {
-                let node = &mut self.servers[*s];
-                let mut out = ServerOutput {
-                    sim: &mut self.sim,
-                    from: node.address,
-                    now,
-                    events: &mut node.events,
-                    store: node.store.as_mut(),
-                };
-                let Some((index, payload)) = node.server.handle(now, from, bytes, &mut out) else {
+            Some(&Node::Server(s)) => {
+                let (server, mut out, _) = self.server_parts(s);
+                let Some((index, payload)) = server.handle(now, from, bytes, &mut out) else {
                     return false;
                 };
-                node.received
-                    .push((index, payload.sequence, payload.data.to_vec()));
+                let received = (index, payload.sequence, payload.data.to_vec());
+                self.servers[s].received.push(received);
                 true
             }
             Some(Node::Client(c)) => {
