@@ -46,7 +46,7 @@ pub enum DropReason {
     /// The challenge token in a response does not decrypt.
     ChallengeTokenInvalid,
     /// A server with a persisted token history could not yet make this new
-    /// token durable ([`Output::persist_used_token`](crate::io::Output::persist_used_token)
+    /// token durable ([`Output::persist_used_token`]
     /// said no), so it sent nothing under the token's keys; the client's
     /// next retry asks again.
     TokenNotDurable,
@@ -135,7 +135,7 @@ impl core::fmt::Display for DropReason {
 }
 
 /// A received datagram the client or server dropped, as reported to
-/// [`Output::dropped`](crate::io::Output::dropped).
+/// [`Output::dropped`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DroppedDatagram {
     /// Who sent it (as the transport reported; UDP senders can be spoofed).
