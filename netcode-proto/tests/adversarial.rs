@@ -46,8 +46,8 @@ fn snapshot(w: &World) -> Vec<(ClientState, u32, Option<u64>, usize)> {
             (
                 p.client.state(),
                 p.client.client_index(),
-                w.servers[0].server.client_id(i),
-                w.servers[0].server.num_connected_clients(),
+                w.server(0).client_id(i),
+                w.server(0).num_connected_clients(),
             )
         })
         .collect()
@@ -63,8 +63,7 @@ fn every_captured_packet_replayed_changes_nothing() {
         w.clients.iter().map(|p| p.events.len()).sum::<usize>(),
     );
     let replay_drops = |w: &World| {
-        w.servers[0]
-            .server
+        w.server(0)
             .stats()
             .dropped(DropReason::Packet(PacketError::Replayed))
             + w.clients
@@ -110,7 +109,7 @@ fn every_single_bit_flip_of_captured_packets_is_dropped_without_effect() {
     let mut w = connected_world(41, 2);
     let captured = std::mem::take(&mut w.captured);
     let before = snapshot(&w);
-    let drops_before = w.servers[0].server.stats().dropped_total()
+    let drops_before = w.server(0).stats().dropped_total()
         + w.clients
             .iter()
             .map(|p| p.client.stats().dropped_total())
@@ -128,7 +127,7 @@ fn every_single_bit_flip_of_captured_packets_is_dropped_without_effect() {
         }
     }
     assert_eq!(snapshot(&w), before);
-    let drops_after = w.servers[0].server.stats().dropped_total()
+    let drops_after = w.server(0).stats().dropped_total()
         + w.clients
             .iter()
             .map(|p| p.client.stats().dropped_total())
@@ -320,7 +319,7 @@ fn a_flood_of_invalid_requests_takes_nothing_from_connected_clients() {
         events_before,
         "no connect or disconnect"
     );
-    let s = w.servers[0].server.stats();
+    let s = w.server(0).stats();
     let count = |e: PacketError| s.dropped(DropReason::Packet(e));
     assert!(count(PacketError::VersionMismatch) >= 14_000);
     assert!(count(PacketError::ProtocolMismatch) >= 14_000);
@@ -382,7 +381,7 @@ fn spoofed_sources_cannot_inject_or_hijack() {
         }
     }
     assert_eq!(snapshot(&w), before);
-    let s = w.servers[0].server.stats();
+    let s = w.server(0).stats();
     let spoofed = s.dropped(DropReason::Packet(PacketError::DecryptFailed))
         + s.dropped(DropReason::Packet(PacketError::Replayed));
     assert!(
@@ -409,10 +408,10 @@ fn total_loss_ends_in_the_right_timeouts_on_both_sides() {
     });
     assert!(
         w.run_until(200, |w| w.state(0) == ClientState::ConnectionTimedOut
-            && !w.servers[0].server.client_connected(0))
+            && !w.server(0).client_connected(0))
     );
     assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
+        w.server(0).disconnect_reason(0),
         netcode_proto::server::DisconnectReason::TimedOut
     );
     // A new attempt during total loss times out requesting.
@@ -443,7 +442,7 @@ impl<E> netcode_proto::io::Output<E> for DropLog {
 fn every_drop_is_reported_to_the_output_with_its_sender_type_and_reason() {
     let mut w = connected_world(7, 2);
     let captured = w.captured.clone();
-    let server_before = w.servers[0].server.stats().clone();
+    let server_before = w.server(0).stats().clone();
     let client_before = w.clients[0].client.stats().clone();
     let (mut server_log, mut client_log) = (DropLog::default(), DropLog::default());
     let mut sent_to_server = 0;
@@ -458,8 +457,8 @@ fn every_drop_is_reported_to_the_output_with_its_sender_type_and_reason() {
         }
         let now = w.now;
         if *to == w.servers[0].address {
-            let _ = w.servers[0]
-                .server
+            let _ = w
+                .server_mut(0)
                 .handle(now, *from, &mut bytes, &mut server_log);
             sent_to_server += 1;
         } else if *to == w.clients[0].address {
@@ -474,7 +473,7 @@ fn every_drop_is_reported_to_the_output_with_its_sender_type_and_reason() {
         (
             &server_log,
             &server_before,
-            w.servers[0].server.stats(),
+            w.server(0).stats(),
             sent_to_server,
         ),
         (

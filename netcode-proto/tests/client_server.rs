@@ -42,11 +42,8 @@ fn connect_and_exchange_payloads_of_1_and_1200_bytes() {
     );
     assert_eq!(w.clients[c].client.client_index(), 0);
     assert_eq!(w.clients[c].client.max_clients(), 1);
-    assert_eq!(w.servers[0].server.client_id(0), Some(1));
-    assert_eq!(
-        w.servers[0].server.client_user_data(0),
-        Some(&user_data_for(1))
-    );
+    assert_eq!(w.server(0).client_id(0), Some(1));
+    assert_eq!(w.server(0).client_user_data(0), Some(&user_data_for(1)));
     for len in [1, 1200] {
         let before = (w.servers[0].received.len(), w.clients[c].received.len());
         for i in 0..20 {
@@ -87,7 +84,7 @@ fn many_clients_connect_256() {
         w.connect(c, &token);
     }
     assert!(w.run_until(50, |w| (0..256).all(|c| connected(w, c))));
-    assert_eq!(w.servers[0].server.num_connected_clients(), 256);
+    assert_eq!(w.server(0).num_connected_clients(), 256);
     let mut indices: Vec<u32> = w.clients.iter().map(|p| p.client.client_index()).collect();
     indices.sort_unstable();
     assert_eq!(
@@ -110,7 +107,7 @@ fn many_clients_connect_4096_on_a_large_server() {
         let token = w.token(i + 1);
         w.connect(c, &token);
     }
-    assert!(w.run_until(10, |w| w.servers[0].server.num_connected_clients() == 4096));
+    assert!(w.run_until(10, |w| w.server(0).num_connected_clients() == 4096));
     assert!(w.run_until(5, |w| (0..4096).all(|c| connected(w, c))));
     w.client_send(4095, b"last");
     w.step(FRAME);
@@ -129,8 +126,8 @@ fn server_full_gives_connection_denied() {
     w.connect(b, &tb);
     assert!(w.run_until(300, |w| w.state(b) == ClientState::ConnectionDenied));
     assert!(connected(&w, a), "the first client stays");
-    assert_eq!(w.servers[0].server.num_connected_clients(), 1);
-    assert!(w.servers[0].server.stats().sent(PacketType::Denied) >= 1);
+    assert_eq!(w.server(0).num_connected_clients(), 1);
+    assert!(w.server(0).stats().sent(PacketType::Denied) >= 1);
 }
 
 #[test]
@@ -237,9 +234,9 @@ fn client_side_disconnect() {
     w.client_disconnect(c);
     assert_eq!(w.state(c), ClientState::Disconnected);
     assert_eq!(w.clients[c].client.stats().sent(PacketType::Disconnect), 10);
-    assert!(w.run_until(10, |w| !w.servers[0].server.client_connected(0)));
+    assert!(w.run_until(10, |w| !w.server(0).client_connected(0)));
     assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
+        w.server(0).disconnect_reason(0),
         DisconnectReason::ClientDisconnect
     );
     assert!(matches!(
@@ -258,10 +255,10 @@ fn server_side_disconnect() {
     let (mut w, c) = World::one_connected(11, 30, 15);
     w.server_disconnect(0, 0);
     assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
+        w.server(0).disconnect_reason(0),
         DisconnectReason::ServerDisconnect
     );
-    assert_eq!(w.servers[0].server.stats().sent(PacketType::Disconnect), 10);
+    assert_eq!(w.server(0).stats().sent(PacketType::Disconnect), 10);
     assert!(w.run_until(10, |w| w.state(c) == ClientState::Disconnected));
 }
 
@@ -275,16 +272,10 @@ fn client_times_out_when_the_server_goes_silent() {
 #[test]
 fn server_times_out_a_silent_client() {
     let (mut w, c) = World::one_connected(13, 30, 5);
-    assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
-        DisconnectReason::None
-    );
+    assert_eq!(w.server(0).disconnect_reason(0), DisconnectReason::None);
     w.clients[c].updating = false;
-    assert!(w.run_until(200, |w| !w.servers[0].server.client_connected(0)));
-    assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
-        DisconnectReason::TimedOut
-    );
+    assert!(w.run_until(200, |w| !w.server(0).client_connected(0)));
+    assert_eq!(w.server(0).disconnect_reason(0), DisconnectReason::TimedOut);
 }
 
 #[test]
@@ -298,7 +289,7 @@ fn keep_alives_hold_an_idle_connection() {
         w.step(FRAME);
     }
     assert!(connected(&w, c));
-    assert!(w.servers[0].server.client_connected(0));
+    assert!(w.server(0).client_connected(0));
 }
 
 #[test]
@@ -309,11 +300,8 @@ fn reconnect_with_a_new_token_after_disconnect() {
     let fresh = w.token(1);
     w.connect(c, &fresh);
     assert!(w.run_until(50, |w| connected(w, c)));
-    assert_eq!(w.servers[0].server.client_id(0), Some(1));
-    assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
-        DisconnectReason::None
-    );
+    assert_eq!(w.server(0).client_id(0), Some(1));
+    assert_eq!(w.server(0).disconnect_reason(0), DisconnectReason::None);
     exchange(&mut w, c, 0, 4, 50);
 }
 
@@ -334,14 +322,8 @@ fn consumed_token_is_refused_on_reuse_from_any_address() {
     assert!(w.run_until(100, |w| w.state(a)
         == ClientState::ConnectionRequestTimedOut
         && w.state(b) == ClientState::ConnectionRequestTimedOut));
-    assert_eq!(w.servers[0].server.num_connected_clients(), 0);
-    assert!(
-        w.servers[0]
-            .server
-            .stats()
-            .dropped(DropReason::TokenAlreadyUsed)
-            >= 2
-    );
+    assert_eq!(w.server(0).num_connected_clients(), 0);
+    assert!(w.server(0).stats().dropped(DropReason::TokenAlreadyUsed) >= 2);
 }
 
 #[test]
@@ -360,7 +342,7 @@ fn pending_token_is_accepted_again_only_from_its_own_address() {
     for _ in 0..10 {
         w.step(FRAME);
     }
-    let challenges = w.servers[0].server.stats().sent(PacketType::Challenge);
+    let challenges = w.server(0).stats().sent(PacketType::Challenge);
     assert!(
         challenges >= 3,
         "each retry from the same address is admitted: {challenges}"
@@ -370,11 +352,7 @@ fn pending_token_is_accepted_again_only_from_its_own_address() {
         w.step(FRAME);
     }
     assert!(
-        w.servers[0]
-            .server
-            .stats()
-            .dropped(DropReason::TokenAlreadyUsed)
-            >= 3,
+        w.server(0).stats().dropped(DropReason::TokenAlreadyUsed) >= 3,
         "other address refused"
     );
     assert_ne!(w.state(b), ClientState::Connected);
@@ -387,26 +365,25 @@ fn pending_token_is_accepted_again_only_from_its_own_address() {
 fn server_restart_reseeds_global_sequence_and_refuses_older_tokens() {
     let mut w = World::new(perfect(), 18, 1, 1);
     let c = w.add_client("[::]:50000");
-    assert_eq!(w.servers[0].server.global_sequence(), 1 << 63);
+    assert_eq!(w.server(0).global_sequence(), 1 << 63);
     let token = w.token(1);
     w.connect(c, &token);
     assert!(w.run_until(50, |w| connected(w, c)));
-    assert!(w.servers[0].server.global_sequence() > 1 << 63);
+    assert!(w.server(0).global_sequence() > 1 << 63);
     // A token minted two seconds before the restart predates it.
     let old = w.token(2);
     for _ in 0..20 {
         w.step(FRAME);
     }
     w.start_server(0, 1);
-    assert_eq!(w.servers[0].server.global_sequence(), 1 << 63);
+    assert_eq!(w.server(0).global_sequence(), 1 << 63);
     assert!(w.run_until(50, |w| w.state(c) == ClientState::Disconnected
         || w.state(c) == ClientState::ConnectionTimedOut));
     w.connect(c, &old);
     assert!(w.run_until(200, |w| !w.state(c).is_active()));
     assert_eq!(w.state(c), ClientState::ConnectionRequestTimedOut);
     assert!(
-        w.servers[0]
-            .server
+        w.server(0)
             .stats()
             .dropped(DropReason::Packet(PacketError::TokenPredatesStart))
             > 0
@@ -441,8 +418,8 @@ fn replayed_packets_are_dropped_with_the_replay_reason() {
         "no replayed payload delivered"
     );
     assert_eq!(w.clients[c].received.len(), received_client);
-    let replays = w.servers[0]
-        .server
+    let replays = w
+        .server(0)
         .stats()
         .dropped(DropReason::Packet(PacketError::Replayed))
         + w.clients[c]
@@ -450,7 +427,7 @@ fn replayed_packets_are_dropped_with_the_replay_reason() {
             .stats()
             .dropped(DropReason::Packet(PacketError::Replayed));
     assert_eq!(replays, replayed);
-    assert!(connected(&w, c) && w.servers[0].server.client_connected(0));
+    assert!(connected(&w, c) && w.server(0).client_connected(0));
 }
 
 #[test]
@@ -467,13 +444,12 @@ fn a_client_id_already_connected_is_refused() {
     assert!(w.run_until(100, |w| w.state(b)
         == ClientState::ConnectionRequestTimedOut));
     assert!(
-        w.servers[0]
-            .server
+        w.server(0)
             .stats()
             .dropped(DropReason::ClientIdAlreadyConnected)
             > 0
     );
-    assert_eq!(w.servers[0].server.num_connected_clients(), 1);
+    assert_eq!(w.server(0).num_connected_clients(), 1);
 }
 
 #[test]
@@ -508,9 +484,10 @@ fn loopback_client_exchanges_beside_a_network_client() {
         else {
             panic!()
         };
-        let got = w.servers[0]
-            .server
-            .receive_loopback_payload(w.now, client_index, &data, sequence)
+        let now = w.now;
+        let got = w
+            .server_mut(0)
+            .receive_loopback_payload(now, client_index, &data, sequence)
             .unwrap();
         assert_eq!((got.sequence, got.data), (i as u64, &data[..]));
         let sent = w
@@ -535,11 +512,11 @@ fn loopback_client_exchanges_beside_a_network_client() {
     for _ in 0..300 {
         w.step(FRAME);
     }
-    assert!(!w.servers[0].server.client_connected(1));
-    assert!(w.servers[0].server.client_loopback(0));
+    assert!(!w.server(0).client_connected(1));
+    assert!(w.server(0).client_loopback(0));
     w.with_server(0, |server, _, out| server.disconnect_all_clients(out));
     assert!(
-        w.servers[0].server.client_loopback(0),
+        w.server(0).client_loopback(0),
         "disconnect_all leaves loopback slots"
     );
     w.with_server(0, |server, _, out| {
@@ -547,7 +524,7 @@ fn loopback_client_exchanges_beside_a_network_client() {
     })
     .unwrap();
     loopback.disconnect_loopback(&mut sink);
-    assert_eq!(w.servers[0].server.num_connected_clients(), 0);
+    assert_eq!(w.server(0).num_connected_clients(), 0);
     assert_eq!(loopback.state(), ClientState::Disconnected);
 }
 
@@ -583,7 +560,7 @@ fn disabled_timeout_survives_long_silences() {
         w.server_send(0, 0, &pattern(10, i));
     }
     w.step(FRAME);
-    assert!(connected(&w, c) && w.servers[0].server.client_connected(0));
+    assert!(connected(&w, c) && w.server(0).client_connected(0));
     assert!(w.servers[0].received.len() >= 10 && w.clients[c].received.len() >= 10);
 }
 
@@ -619,32 +596,20 @@ fn multiple_clients_across_restarts_with_2_32_and_5_slots() {
 #[test]
 fn disconnect_reasons_follow_the_slot() {
     let mut w = World::new(perfect(), 25, 1, 1);
-    assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
-        DisconnectReason::None
-    );
+    assert_eq!(w.server(0).disconnect_reason(0), DisconnectReason::None);
     let c = w.add_client("[::]:50000");
     let server = w.servers[0].address;
     let token = w.token_for(1, &[server], 30, 3);
     w.connect(c, &token);
     assert!(w.run_until(50, |w| connected(w, c)));
-    assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
-        DisconnectReason::None
-    );
+    assert_eq!(w.server(0).disconnect_reason(0), DisconnectReason::None);
     w.clients[c].updating = false;
-    assert!(w.run_until(200, |w| !w.servers[0].server.client_connected(0)));
-    assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
-        DisconnectReason::TimedOut
-    );
+    assert!(w.run_until(200, |w| !w.server(0).client_connected(0)));
+    assert_eq!(w.server(0).disconnect_reason(0), DisconnectReason::TimedOut);
     w.clients[c].updating = true;
     w.client_disconnect(c);
     let fresh = w.token(1);
     w.connect(c, &fresh);
     assert!(w.run_until(50, |w| connected(w, c)));
-    assert_eq!(
-        w.servers[0].server.disconnect_reason(0),
-        DisconnectReason::None
-    );
+    assert_eq!(w.server(0).disconnect_reason(0), DisconnectReason::None);
 }

@@ -122,7 +122,7 @@ fn a_full_token_history_refuses_new_tokens_until_they_expire() {
     }
     w.step(FRAME);
     w.step(FRAME);
-    let stats = w.servers[0].server.stats();
+    let stats = w.server(0).stats();
     assert!(
         stats.sent(PacketType::Challenge) >= 4,
         "the first four got mappings"
@@ -132,8 +132,8 @@ fn a_full_token_history_refuses_new_tokens_until_they_expire() {
         stats.dropped(DropReason::TokenHistoryFull) >= 1,
         "the ninth token is refused"
     );
-    assert_eq!(w.servers[0].server.token_history_capacity(), 8);
-    assert_eq!(w.servers[0].server.token_history_in_use(), 8);
+    assert_eq!(w.server(0).token_history_capacity(), 8);
+    assert_eq!(w.server(0).token_history_in_use(), 8);
     // After every entry expired (30 s tokens), a fresh token is admitted.
     w.filter = None;
     for p in w.clients.iter_mut() {
@@ -142,11 +142,7 @@ fn a_full_token_history_refuses_new_tokens_until_they_expire() {
     for _ in 0..320 {
         w.step(FRAME);
     }
-    assert_eq!(
-        w.servers[0].server.token_history_in_use(),
-        0,
-        "update freed them"
-    );
+    assert_eq!(w.server(0).token_history_in_use(), 0, "update freed them");
     let c = w.add_client("10.0.1.1:9000");
     let token = w.token(999);
     w.connect(c, &token);
@@ -163,7 +159,7 @@ fn the_token_history_is_sized_per_server() {
     };
     let storage = HeapStorage::with_token_history(2, size);
     let mut w = World::with_storage(perfect(), 35, storage, 2, address);
-    assert_eq!(w.servers[0].server.token_history_capacity(), 4);
+    assert_eq!(w.server(0).token_history_capacity(), 4);
     for i in 0..5u64 {
         let c = w.add_client(&format!("10.0.0.{}:9000", i + 1));
         let token = w.token(100 + i);
@@ -171,14 +167,8 @@ fn the_token_history_is_sized_per_server() {
     }
     w.step(FRAME);
     w.step(FRAME);
-    assert_eq!(w.servers[0].server.token_history_in_use(), 4);
-    assert!(
-        w.servers[0]
-            .server
-            .stats()
-            .dropped(DropReason::TokenHistoryFull)
-            >= 1
-    );
+    assert_eq!(w.server(0).token_history_in_use(), 4);
+    assert!(w.server(0).stats().dropped(DropReason::TokenHistoryFull) >= 1);
     assert_eq!(
         HeapStorage::with_token_history(1000, size)
             .tables()
@@ -194,7 +184,7 @@ fn a_small_server_admits_many_tokens_within_one_lifetime() {
     // and go within one 30 s token lifetime and every one connects (a 4-slot
     // table would have held only 32).
     let mut w = World::new(perfect(), 34, 4, 4);
-    assert!(w.servers[0].server.capacity() == 4);
+    assert!(w.server(0).capacity() == 4);
     let c = w.add_client("[::]:50000");
     for i in 0..40 {
         let token = w.token(1 + i);
@@ -210,13 +200,7 @@ fn a_small_server_admits_many_tokens_within_one_lifetime() {
         w.now.as_secs_f64() - 1000.0 < 30.0,
         "all within one token lifetime"
     );
-    assert_eq!(
-        w.servers[0]
-            .server
-            .stats()
-            .dropped(DropReason::TokenHistoryFull),
-        0
-    );
+    assert_eq!(w.server(0).stats().dropped(DropReason::TokenHistoryFull), 0);
 }
 
 #[test]
@@ -274,8 +258,7 @@ fn a_payload_captured_in_one_session_is_rejected_in_the_next() {
     w.step(Duration::from_millis(1));
     assert_eq!(w.servers[0].received.len(), delivered);
     assert!(
-        w.servers[0]
-            .server
+        w.server(0)
             .stats()
             .dropped(DropReason::Packet(PacketError::DecryptFailed))
             >= 1
@@ -306,11 +289,11 @@ fn deadlines_alone_drive_a_session() {
         assert_eq!(w.now, next);
         wakeups += 1;
         if w.state(c) == ClientState::Connected {
-            assert!(w.servers[0].server.next_deadline().is_some());
+            assert!(w.server(0).next_deadline().is_some());
         }
     }
     assert_eq!(w.state(c), ClientState::Connected);
-    assert!(w.servers[0].server.client_connected(0));
+    assert!(w.server(0).client_connected(0));
     // Keep-alives at 10 Hz each way plus their deliveries, with no busy loop.
     assert!(wakeups < 60 * 45, "{wakeups} wake-ups in 60 s");
 }

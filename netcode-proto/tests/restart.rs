@@ -112,7 +112,7 @@ fn a_restored_history_admits_fresh_tokens_at_once_and_refuses_used_ones() {
     });
     assert_eq!(w.state(again), ClientState::ConnectionRequestTimedOut);
     assert_eq!(w.state(from_a), ClientState::ConnectionRequestTimedOut);
-    let server = &w.servers[0].server;
+    let server = &w.server(0);
     assert!(server.stats().dropped(DropReason::TokenAlreadyUsed) > 0);
     assert_eq!(connected_ids(&w), [1, 2]);
 }
@@ -139,7 +139,7 @@ fn without_a_restored_history_the_restart_rule_refuses_older_tokens() {
     assert_eq!(w.state(b), ClientState::ConnectionRequestTimedOut);
     assert_eq!(w.state(again), ClientState::ConnectionRequestTimedOut);
     let predates = DropReason::Packet(PacketError::TokenPredatesStart);
-    assert!(w.servers[0].server.stats().dropped(predates) > 0);
+    assert!(w.server(0).stats().dropped(predates) > 0);
     // A token issued after the restart connects.
     let c = w.add_client("10.0.0.4:5000");
     let new = w.token(3);
@@ -155,7 +155,7 @@ fn a_store_that_cannot_write_admits_nothing_and_a_host_that_never_persists_neith
     let token = w.token(1);
     w.connect(a, &token);
     w.run_until(30, |w| w.state(a) == ClientState::Connected);
-    let stats = w.servers[0].server.stats();
+    let stats = w.server(0).stats();
     assert_ne!(w.state(a), ClientState::Connected);
     assert!(
         stats.dropped(DropReason::TokenNotDurable) >= 10,
@@ -245,8 +245,8 @@ fn a_restored_history_too_large_for_the_server_is_refused() {
         Ok(()),
         "1500 unexpired fit in 2048"
     );
-    assert_eq!(w.servers[0].server.token_history_in_use(), 1500);
-    let exported: Vec<_> = w.servers[0].server.token_history().collect();
+    assert_eq!(w.server(0).token_history_in_use(), 1500);
+    let exported: Vec<_> = w.server_mut(0).token_history().collect();
     assert_eq!(exported.len(), 1500);
     assert!(
         exported
@@ -264,7 +264,7 @@ fn a_restored_history_too_large_for_the_server_is_refused() {
         w.start_server_restored(0, 1),
         Err(ServerError::HistoryTooLarge)
     );
-    assert!(!w.servers[0].server.running());
+    assert!(!w.server(0).running());
 }
 
 /// Where a connection is when the server crashes.
@@ -354,7 +354,7 @@ fn crash_and_replay(seed: u64, crash: Crash, lose_the_store: bool) -> (World, [u
         if w.state(same) == ClientState::Connected {
             w.client_send(same, &pattern(64, i));
         }
-        if w.servers[0].server.client_connected(0) {
+        if w.server(0).client_connected(0) {
             w.server_send(0, 0, &pattern(64, i));
         }
         w.step(FRAME);
@@ -390,7 +390,7 @@ fn a_crash_at_any_step_never_reuses_a_key_and_nonce_pair() {
         };
         assert_eq!(connected_ids(&w).len(), sessions, "{crash:?}: sessions");
         if !first_use_after_restart {
-            let stats = w.servers[0].server.stats();
+            let stats = w.server(0).stats();
             assert!(stats.dropped(DropReason::TokenAlreadyUsed) > 0, "{crash:?}");
         }
     }

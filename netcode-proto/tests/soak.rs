@@ -77,7 +77,7 @@ fn soak_256_clients_for_three_simulated_minutes() {
             }
         }
         for index in 0..CLIENTS {
-            if w.servers[0].server.client_connected(index) && dice.chance(3) {
+            if w.server(0).client_connected(index) && dice.chance(3) {
                 let len = 1 + (dice.next() % 1200) as usize;
                 w.server_send(0, index, &payload(len, dice.next() as u8));
             }
@@ -120,7 +120,7 @@ fn soak_256_clients_for_three_simulated_minutes() {
     // lost + still in flight + delivered, and every delivery was either
     // processed or dropped with a reason by its receiver.
     let sim = w.sim.stats();
-    let sent: u64 = w.servers[0].server.stats().sent.iter().sum::<u64>()
+    let sent: u64 = w.server(0).stats().sent.iter().sum::<u64>()
         + w.clients
             .iter()
             .map(|p| p.client.stats().sent.iter().sum::<u64>())
@@ -133,8 +133,8 @@ fn soak_256_clients_for_three_simulated_minutes() {
         sim.sent + sim.duplicated,
         sim.lost + sim.dropped_full + sim.delivered + sim.discarded + w.sim.in_flight() as u64
     );
-    let handled: u64 = w.servers[0].server.stats().received.iter().sum::<u64>()
-        + w.servers[0].server.stats().dropped_total()
+    let handled: u64 = w.server(0).stats().received.iter().sum::<u64>()
+        + w.server(0).stats().dropped_total()
         + w.clients
             .iter()
             .map(|p| {
@@ -154,15 +154,12 @@ fn soak_256_clients_for_three_simulated_minutes() {
     for _ in 0..400 {
         w.step(FRAME);
     }
-    assert_eq!(w.servers[0].server.num_connected_clients(), 0);
+    assert_eq!(w.server(0).num_connected_clients(), 0);
     w.sim.set_config(SimConfig::default());
     for c in 0..CLIENTS {
         let token = w.token(next_id);
         next_id += 1;
         w.connect(c, &token);
     }
-    assert!(
-        w.run_until(30, |w| w.servers[0].server.num_connected_clients()
-            == CLIENTS)
-    );
+    assert!(w.run_until(30, |w| w.server(0).num_connected_clients() == CLIENTS));
 }

@@ -299,6 +299,17 @@ impl World {
         index
     }
 
+    /// Server `s`.
+    pub fn server(&self, s: usize) -> &Server<HeapStorage> {
+        &self.servers[s].server
+    }
+
+    /// Server `s`, mutably (for calls that send nothing; see
+    /// [`with_server`](Self::with_server) for the others).
+    pub fn server_mut(&mut self, s: usize) -> &mut Server<HeapStorage> {
+        &mut self.servers[s].server
+    }
+
     /// Removes every client (their datagrams in flight still arrive, to no
     /// one).
     pub fn clear_clients(&mut self) {
