@@ -233,7 +233,7 @@ impl Client {
             read_key: Some(&token.server_to_client_key),
             accepted: PacketTypes::CLIENT,
         };
-        let (sequence, packet) = read_encrypted(&context, datagram, Some(&mut self.replay))?;
+        let (sequence, packet) = read_encrypted(&context, None, datagram, Some(&mut self.replay))?;
         let packet_type = packet.packet_type();
         let state = self.state;
         let payload = match (packet, state) {

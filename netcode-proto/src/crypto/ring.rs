@@ -12,9 +12,9 @@
 //!   tag is wrong. The seam allows that (a failed decryption leaves the
 //!   buffer's contents unspecified, and every caller drops what failed), so
 //!   the buffer is opened in place with no copy.
-//! * Keys are set up per call: for ChaCha20-Poly1305 that is a copy of the
-//!   32 bytes, while a prepared `ring` key is over 500 bytes, too large to
-//!   keep per connection in tables sized per slot.
+//! * Keys are set up per call (a 544-byte `LessSafeKey` built and moved),
+//!   except the receive key of a connected client, which its slot keeps set
+//!   up ([`OpeningKey`](super::OpeningKey)).
 
 use chacha20::{R20, hchacha};
 use ring::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
@@ -54,19 +54,32 @@ pub(super) fn decrypt(
     buffer: &mut [u8],
     tag: &Tag,
 ) -> Result<(), DecryptError> {
-    let Ok(unbound) = UnboundKey::new(&CHACHA20_POLY1305, key_bytes) else {
-        return Err(DecryptError);
-    };
-    LessSafeKey::new(unbound)
-        .open_in_place_separate_tag(
-            Nonce::assume_unique_for_key(*nonce),
-            Aad::from(associated_data),
-            (*tag).into(),
-            buffer,
-            0..,
-        )
-        .map(|_| ())
-        .map_err(|_| DecryptError)
+    decrypt_prepared(&key(key_bytes), nonce, associated_data, buffer, tag)
+}
+
+/// A key set up once: `ring`'s own prepared key.
+pub(super) type OpeningKey = LessSafeKey;
+
+pub(super) fn opening_key(bytes: &[u8; KEY_BYTES]) -> OpeningKey {
+    key(bytes)
+}
+
+pub(super) fn decrypt_prepared(
+    key: &LessSafeKey,
+    nonce: &[u8; 12],
+    associated_data: &[u8],
+    buffer: &mut [u8],
+    tag: &Tag,
+) -> Result<(), DecryptError> {
+    key.open_in_place_separate_tag(
+        Nonce::assume_unique_for_key(*nonce),
+        Aad::from(associated_data),
+        (*tag).into(),
+        buffer,
+        0..,
+    )
+    .map(|_| ())
+    .map_err(|_| DecryptError)
 }
 
 /// The HChaCha20 subkey and the 12-byte ChaCha20-Poly1305 nonce that

@@ -11,7 +11,7 @@ use crate::constants::{
     CONNECTION_REQUEST_BYTES, KEEP_ALIVE_BODY_BYTES, MAC_BYTES, MIN_ENCRYPTED_PACKET_BYTES,
     VERSION_INFO, VERSION_INFO_BYTES, is_payload_size,
 };
-use crate::crypto::{self, Tag, sequence_nonce};
+use crate::crypto::{self, Key, OpeningKey, Tag, sequence_nonce};
 use crate::replay::ReplayProtection;
 use crate::token::{PrivateConnectToken, TokenError};
 
@@ -83,7 +83,7 @@ pub fn read_packet_with<'b>(
             packet: Packet::Request(request),
         });
     }
-    let (sequence, packet) = read_encrypted(context, buffer, replay)?;
+    let (sequence, packet) = read_encrypted(context, None, buffer, replay)?;
     Ok(ReadPacket {
         sequence,
         packet: packet.with_request(),
@@ -94,9 +94,12 @@ pub fn read_packet_with<'b>(
 /// place, as [`read_packet_with`] does: its sequence and the packet. A
 /// request is refused as a side with no request context refuses it. The
 /// packet it returns is small (its request variant cannot exist), which
-/// keeps the large parsed request out of the per-packet path.
+/// keeps the large parsed request out of the per-packet path. `prepared`,
+/// when given, is the context's read key set up beforehand, and is used in
+/// its place.
 pub(crate) fn read_encrypted<'b>(
     context: &PacketContext<'_>,
+    prepared: Option<&OpeningKey>,
     buffer: &'b mut [u8],
     replay: Option<&mut ReplayProtection>,
 ) -> Result<(u64, Packet<'b, Infallible>), PacketError> {
@@ -104,7 +107,11 @@ pub(crate) fn read_encrypted<'b>(
     if prefix == 0 {
         return read_request(context, None, buffer).and(Err(PacketError::NoKey));
     }
-    let key = context.read_key.ok_or(PacketError::NoKey)?;
+    let key = match (prepared, context.read_key) {
+        (Some(prepared), _) => Opener::Prepared(prepared),
+        (None, Some(key)) => Opener::Key(key),
+        (None, None) => return Err(PacketError::NoKey),
+    };
     if buffer.len() < MIN_ENCRYPTED_PACKET_BYTES {
         return Err(PacketError::TooSmall);
     }
@@ -141,13 +148,13 @@ pub(crate) fn read_encrypted<'b>(
     let body_end = buffer.len() - MAC_BYTES;
     let (text, tag) = buffer.split_at_mut(body_end);
     let tag: &Tag = (&*tag).try_into().map_err(|_| PacketError::TooSmall)?;
-    crypto::decrypt(
-        key,
-        &sequence_nonce(sequence),
-        &ad,
-        &mut text[header..],
-        tag,
-    )
+    let nonce = sequence_nonce(sequence);
+    match key {
+        Opener::Key(key) => crypto::decrypt(key, &nonce, &ad, &mut text[header..], tag),
+        Opener::Prepared(key) => {
+            crypto::decrypt_prepared(key, &nonce, &ad, &mut text[header..], tag)
+        }
+    }
     .map_err(|_| PacketError::DecryptFailed)?;
 
     if let Some(window) = replay.as_mut() {
@@ -199,6 +206,13 @@ pub(crate) fn read_encrypted<'b>(
         PacketType::Request => return Err(PacketError::InvalidType),
     };
     Ok((sequence, packet))
+}
+
+/// The key an encrypted packet is opened with.
+#[derive(Clone, Copy)]
+enum Opener<'k> {
+    Key(&'k Key),
+    Prepared(&'k OpeningKey),
 }
 
 /// Reads a connection request (prefix 0) and opens its private token.

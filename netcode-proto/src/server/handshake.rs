@@ -148,6 +148,7 @@ impl<S: ServerStorage> Server<S> {
         tables.own_mapping(&self.live, mapping, index);
         let m = &tables.mappings[mapping];
         let timeout = m.timeout.silence();
+        let receive_key = Some(crate::crypto::OpeningKey::new(&m.receive_key));
         if let Some(entry) = m.token_entry.get() {
             tables.consume_token(entry, &address);
         }
@@ -160,6 +161,7 @@ impl<S: ServerStorage> Server<S> {
             last_receive: now,
             timeout,
             mapping: Some(mapping as u32),
+            receive_key,
             user_data: challenge.user_data,
             ..ClientSlot::EMPTY
         };

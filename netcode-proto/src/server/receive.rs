@@ -75,19 +75,26 @@ impl<S: ServerStorage> Server<S> {
             read_key: mapping.map(|m| &tables.mappings[m].receive_key),
             accepted: PacketTypes::SERVER,
         };
-        let requests = RequestContext {
-            private_key: &self.config.private_key,
-            current_timestamp: self.unix_time,
-            min_expire_timestamp: self.min_expire_timestamp,
-        };
         if datagram[0] == 0 {
+            let requests = RequestContext {
+                private_key: &self.config.private_key,
+                current_timestamp: self.unix_time,
+                min_expire_timestamp: self.min_expire_timestamp,
+            };
             let request = read_request(&context, Some(&requests), datagram)?;
             self.process_request(now, from, &request, out)?;
             self.stats.count_received(PacketType::Request);
             return Ok(None);
         }
-        let replay = client.map(|c| &mut tables.slots[c].replay);
-        let (sequence, packet) = read_encrypted(&context, datagram, replay)?;
+        // A connected client's key was set up when it connected.
+        let (prepared, replay) = match client {
+            Some(c) => {
+                let slot = &mut tables.slots[c];
+                (slot.receive_key.as_ref(), Some(&mut slot.replay))
+            }
+            None => (None, None),
+        };
+        let (sequence, packet) = read_encrypted(&context, prepared, datagram, replay)?;
         let packet_type = packet.packet_type();
 
         let result = match packet {
@@ -100,7 +107,6 @@ impl<S: ServerStorage> Server<S> {
                 let Some(c) = client else {
                     return Err(DropReason::NotConnected);
                 };
-                let tables = self.storage.tables();
                 let slot = &mut tables.slots[c];
                 slot.last_receive = now;
                 match packet {
