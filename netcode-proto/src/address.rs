@@ -1,5 +1,8 @@
 //! Server addresses in the netcode wire form.
 //!
+//! STANDARD.md: *Connect Token*, the address list of the private and public
+//! tokens.
+//!
 //! An address is a type byte (1 = IPv4, 2 = IPv6), the IP, then the port as a
 //! little-endian `u16`. IPv4 octets go in dotted order; each of the eight IPv6
 //! groups is written as a little-endian `u16` of the group's value, which is

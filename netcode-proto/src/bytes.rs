@@ -1,5 +1,7 @@
 //! Little-endian reading and writing over byte slices.
 //!
+//! STANDARD.md: *General Conventions* (little-endian integers).
+//!
 //! [`Reader`] never panics: every read past the end returns `None` and leaves
 //! the reader where it was. [`Writer`] is only used on buffers whose size the
 //! caller has already checked, but it reports running out of room the same way.

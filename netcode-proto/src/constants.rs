@@ -1,5 +1,8 @@
 //! Sizes and fixed values of the netcode 1.02 protocol.
 //!
+//! STANDARD.md: the sizes of *Connect Token*, *Challenge Token*, *Packets*
+//! and *Replay Protection*.
+//!
 //! Every value here is fixed by the wire format (STANDARD.md) or by the C
 //! reference implementation's public header; changing one breaks
 //! interoperability.
@@ -35,8 +38,17 @@ pub const USER_DATA_BYTES: usize = 256;
 /// Most server addresses a connect token may list.
 pub const MAX_SERVERS_PER_CONNECT: usize = 32;
 
+/// Smallest payload a payload packet may carry.
+pub const MIN_PAYLOAD_BYTES: usize = 1;
+
 /// Largest payload a payload packet may carry.
 pub const MAX_PAYLOAD_BYTES: usize = 1200;
+
+/// Whether a payload of `len` bytes is one the protocol carries: 1 to 1200
+/// bytes. Sending, receiving, writing and reading all check with this.
+pub const fn is_payload_size(len: usize) -> bool {
+    len >= MIN_PAYLOAD_BYTES && len <= MAX_PAYLOAD_BYTES
+}
 
 /// Largest datagram the reference sends or receives; every receive buffer
 /// should be at least this large.
@@ -79,5 +91,7 @@ mod tests {
         assert_eq!(MAX_ENCRYPTED_PACKET_BYTES, 1225);
         assert_eq!(CHALLENGE_BODY_BYTES, 308);
         assert_eq!(&VERSION_INFO[..12], b"NETCODE 1.02");
+        assert!(!is_payload_size(0) && is_payload_size(1));
+        assert!(is_payload_size(1200) && !is_payload_size(1201));
     }
 }

@@ -1,6 +1,8 @@
 //! How the sans-IO client and server hand datagrams and events back to the
 //! caller.
 //!
+//! STANDARD.md: none (the sans-IO seam of this crate).
+//!
 //! Every call that can produce output (`handle`, `update`, `send_payload`,
 //! `disconnect`, ...) takes an `&mut impl Output<E>`: the caller sends each
 //! datagram with its socket (or simulator, or test harness) and reacts to
@@ -8,6 +10,7 @@
 
 use core::net::SocketAddr;
 
+use crate::server::UsedToken;
 use crate::stats::DroppedDatagram;
 
 /// Where the core puts what it produces: datagrams to send and events of
@@ -27,6 +30,26 @@ pub trait Output<E> {
     /// sends pays nothing for it. A host layer logs here.
     fn dropped(&mut self, dropped: DroppedDatagram) {
         let _ = dropped;
+    }
+
+    /// Asked by a server started with a restored token history
+    /// ([`Server::start_restored`](crate::server::Server::start_restored)),
+    /// before it sends anything under a newly used connect token's keys:
+    /// make `token` durable (written and synced to storage that survives a
+    /// crash) and return whether it now is. Until it returns true, the
+    /// server drops that token's requests, unanswered
+    /// ([`DropReason::TokenNotDurable`](crate::stats::DropReason::TokenNotDurable)),
+    /// and asks again at the client's next retry (10 Hz); a host may
+    /// return false while a batched sync is under way. Each token is
+    /// passed until one call returns true, never after.
+    ///
+    /// The default says no: a server started with a restored history but
+    /// no storage behind its output admits no new token, rather than one
+    /// that a crash could forget. Servers started with
+    /// [`Server::start`](crate::server::Server::start) never ask.
+    fn persist_used_token(&mut self, token: &UsedToken) -> bool {
+        let _ = token;
+        false
     }
 }
 

@@ -17,6 +17,7 @@
 //!   caller-sized storage, with hash lookups for every per-packet step.
 //! * [`io`]: the [`io::Output`] trait both push datagrams and events into.
 //! * [`stats`]: counters per packet type and per drop reason.
+//! * [`timing`]: the send interval and every other timing rule, once.
 //! * `sim` (feature `sim`): a deterministic network simulator for tests.
 //!
 //! ## The wire layer
@@ -74,6 +75,7 @@ pub mod session;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod stats;
+pub mod timing;
 pub mod token;
 
 pub use crypto::Key;

@@ -1,5 +1,7 @@
 //! Replay protection: a 256-sequence sliding window per connection.
 //!
+//! STANDARD.md: *Replay Protection*.
+//!
 //! The reference keeps 256 `u64` slots (2 KiB per client). This window keeps
 //! one bit per sequence of the last 256 plus the most recent sequence (40
 //! bytes) and gives the same answer for every sequence, with one deliberate

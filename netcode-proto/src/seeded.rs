@@ -1,4 +1,7 @@
 //! A seeded, reproducible random generator for simulations and tests.
+//!
+//! STANDARD.md: none (a test and simulation aid; real servers use the OS
+//! generator).
 
 use chacha20::ChaCha20;
 use chacha20::cipher::{KeyIvInit, StreamCipher};

@@ -1,15 +1,10 @@
-//! What the client and server share: the reference's timing constants and
-//! the results of sending a payload.
+//! What the client and server share about payloads: where one went, why
+//! one could not be sent, and one received (STANDARD.md: *Connected Clients*,
+//! the connection payload packet). The timing rules live in
+//! [`timing`](crate::timing); the two constants are re-exported here for
+//! existing callers.
 
-use core::time::Duration;
-
-/// How often connection requests, responses and keep-alives are sent: 10 Hz,
-/// as in the reference.
-pub const PACKET_SEND_INTERVAL: Duration = Duration::from_millis(100);
-
-/// How many redundant disconnect packets a disconnect sends, as in the
-/// reference.
-pub const NUM_DISCONNECT_PACKETS: usize = 10;
+pub use crate::timing::{NUM_DISCONNECT_PACKETS, PACKET_SEND_INTERVAL};
 
 /// Where a payload went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,9 +57,4 @@ pub struct Payload<'a> {
     pub sequence: u64,
     /// The decrypted payload, 1 to 1200 bytes.
     pub data: &'a [u8],
-}
-
-/// `base + delta`, saturating at the largest representable time.
-pub(crate) fn after(base: Duration, delta: Duration) -> Duration {
-    base.checked_add(delta).unwrap_or(Duration::MAX)
 }

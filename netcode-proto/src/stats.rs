@@ -1,8 +1,12 @@
 //! Counters an operator reads to see what a client or server is doing, and
 //! tests read to prove a packet was dropped for the right reason.
+//!
+//! STANDARD.md: none (every "ignore the packet" of the standard is counted
+//! here).
 
 use core::net::SocketAddr;
 
+use crate::io::Output;
 use crate::packet::{PacketError, PacketType};
 
 /// Why the client or server ignored a datagram or a step of the handshake.
@@ -33,17 +37,24 @@ pub enum DropReason {
     /// This connect token was already used: from another address while
     /// pending, or from anywhere once it connected.
     TokenAlreadyUsed,
-    /// The history of used connect tokens is full of unexpired entries.
+    /// The history of used connect tokens is full of unexpired entries: the
+    /// counter operators watch, since every new client is refused while it
+    /// rises (see [`TokenHistorySize`](crate::server::TokenHistorySize)).
     TokenHistoryFull,
     /// No room for another encryption mapping.
     MappingTableFull,
     /// The challenge token in a response does not decrypt.
     ChallengeTokenInvalid,
+    /// A server with a persisted token history could not yet make this new
+    /// token durable ([`Output::persist_used_token`]
+    /// said no), so it sent nothing under the token's keys; the client's
+    /// next retry asks again.
+    TokenNotDurable,
 }
 
 impl DropReason {
     /// How many distinct reasons there are, for counter arrays.
-    pub const COUNT: usize = PacketError::COUNT + 12;
+    pub const COUNT: usize = PacketError::COUNT + 13;
 
     /// A stable index in `0..COUNT`.
     pub fn index(self) -> usize {
@@ -62,6 +73,7 @@ impl DropReason {
             Self::TokenHistoryFull => n + 9,
             Self::MappingTableFull => n + 10,
             Self::ChallengeTokenInvalid => n + 11,
+            Self::TokenNotDurable => n + 12,
         }
     }
 
@@ -84,6 +96,7 @@ impl DropReason {
             9 => Self::TokenHistoryFull,
             10 => Self::MappingTableFull,
             11 => Self::ChallengeTokenInvalid,
+            12 => Self::TokenNotDurable,
             _ => return None,
         })
     }
@@ -104,6 +117,7 @@ impl DropReason {
             Self::TokenHistoryFull => "token_history_full",
             Self::MappingTableFull => "mapping_table_full",
             Self::ChallengeTokenInvalid => "challenge_token_invalid",
+            Self::TokenNotDurable => "token_not_durable",
         }
     }
 }
@@ -121,7 +135,7 @@ impl core::fmt::Display for DropReason {
 }
 
 /// A received datagram the client or server dropped, as reported to
-/// [`Output::dropped`](crate::io::Output::dropped).
+/// [`Output::dropped`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DroppedDatagram {
     /// Who sent it (as the transport reported; UDP senders can be spoofed).
@@ -208,8 +222,10 @@ impl Stats {
         self.received[packet_type as usize] += 1;
     }
 
-    pub(crate) fn count_drop(&mut self, reason: DropReason) {
-        self.dropped[reason.index()] += 1;
+    /// Counts a dropped datagram and reports it to the output.
+    pub(crate) fn report_drop<E>(&mut self, out: &mut impl Output<E>, dropped: DroppedDatagram) {
+        self.dropped[dropped.reason.index()] += 1;
+        out.dropped(dropped);
     }
 }
 

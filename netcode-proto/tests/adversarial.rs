@@ -3,18 +3,16 @@
 //! crashes, nothing corrupts a session, nothing takes a slot, and the server
 //! never answers with more bytes than it received.
 
-mod world;
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use netcode_proto::client::ClientState;
 use netcode_proto::packet::PacketError;
 use netcode_proto::server::ServerEvent;
-use netcode_proto::session::Payload;
 use netcode_proto::sim::SimConfig;
+use netcode_proto::sim::World;
+use netcode_proto::sim::fixtures::*;
 use netcode_proto::stats::DropReason;
-use world::*;
 
 /// A world with `n` connected clients, each having exchanged a few payloads,
 /// and every datagram of the session captured.
@@ -29,9 +27,9 @@ fn connected_world(seed: u64, n: usize) -> World {
     assert!(w.run_until(50, |w| (0..n).all(|c| w.state(c) == ClientState::Connected)));
     for frame in 0..10 {
         for c in 0..n {
-            let index = w.peers[c].client.client_index() as usize;
+            let index = w.clients[c].client.client_index() as usize;
             w.client_send(c, &pattern(100, c + frame));
-            w.server_send(index, &pattern(200, c + frame));
+            w.server_send(0, index, &pattern(200, c + frame));
         }
         w.step(FRAME);
     }
@@ -41,33 +39,18 @@ fn connected_world(seed: u64, n: usize) -> World {
 
 /// What an observer can see of the world's sessions.
 fn snapshot(w: &World) -> Vec<(ClientState, u32, Option<u64>, usize)> {
-    w.peers
+    w.clients
         .iter()
         .map(|p| {
             let i = p.client.client_index() as usize;
             (
                 p.client.state(),
                 p.client.client_index(),
-                w.server.client_id(i),
-                w.server.num_connected_clients(),
+                w.server(0).client_id(i),
+                w.server(0).num_connected_clients(),
             )
         })
         .collect()
-}
-
-/// Delivers one datagram straight to its destination at the current time.
-fn inject(w: &mut World, from: SocketAddr, to: SocketAddr, bytes: &mut [u8]) -> bool {
-    let now = w.now;
-    if to == w.server_address {
-        let mut out = w.sim.output(now, w.server_address, &mut w.server_events);
-        w.server.handle(now, from, bytes, &mut out).is_some()
-    } else if let Some(p) = w.peers.iter_mut().find(|p| p.address == to) {
-        let mut out = w.sim.output(now, p.address, &mut p.events);
-        let got: Option<Payload<'_>> = p.client.handle(now, from, bytes, &mut out);
-        got.is_some()
-    } else {
-        false
-    }
 }
 
 #[test]
@@ -76,14 +59,14 @@ fn every_captured_packet_replayed_changes_nothing() {
     let captured = std::mem::take(&mut w.captured);
     let before = snapshot(&w);
     let events = (
-        w.server_events.len(),
-        w.peers.iter().map(|p| p.events.len()).sum::<usize>(),
+        w.servers[0].events.len(),
+        w.clients.iter().map(|p| p.events.len()).sum::<usize>(),
     );
     let replay_drops = |w: &World| {
-        w.server
+        w.server(0)
             .stats()
             .dropped(DropReason::Packet(PacketError::Replayed))
-            + w.peers
+            + w.clients
                 .iter()
                 .map(|p| {
                     p.client
@@ -97,7 +80,7 @@ fn every_captured_packet_replayed_changes_nothing() {
     for (from, to, bytes) in &captured {
         let mut copy = bytes.clone();
         assert!(
-            !inject(&mut w, *from, *to, &mut copy),
+            !w.deliver(*from, *to, &mut copy),
             "a replay delivered a payload"
         );
         if bytes[0] & 0x0f >= 4 {
@@ -107,8 +90,8 @@ fn every_captured_packet_replayed_changes_nothing() {
     assert_eq!(snapshot(&w), before);
     assert_eq!(
         (
-            w.server_events.len(),
-            w.peers.iter().map(|p| p.events.len()).sum::<usize>()
+            w.servers[0].events.len(),
+            w.clients.iter().map(|p| p.events.len()).sum::<usize>()
         ),
         events,
         "no connect, disconnect or state change"
@@ -126,8 +109,8 @@ fn every_single_bit_flip_of_captured_packets_is_dropped_without_effect() {
     let mut w = connected_world(41, 2);
     let captured = std::mem::take(&mut w.captured);
     let before = snapshot(&w);
-    let drops_before = w.server.stats().dropped_total()
-        + w.peers
+    let drops_before = w.server(0).stats().dropped_total()
+        + w.clients
             .iter()
             .map(|p| p.client.stats().dropped_total())
             .sum::<u64>();
@@ -137,15 +120,15 @@ fn every_single_bit_flip_of_captured_packets_is_dropped_without_effect() {
             let mut copy = bytes.clone();
             copy[bit / 8] ^= 1 << (bit % 8);
             assert!(
-                !inject(&mut w, *from, *to, &mut copy),
+                !w.deliver(*from, *to, &mut copy),
                 "a flipped packet delivered a payload"
             );
             flips += 1;
         }
     }
     assert_eq!(snapshot(&w), before);
-    let drops_after = w.server.stats().dropped_total()
-        + w.peers
+    let drops_after = w.server(0).stats().dropped_total()
+        + w.clients
             .iter()
             .map(|p| p.client.stats().dropped_total())
             .sum::<u64>();
@@ -161,14 +144,14 @@ fn every_single_bit_flip_of_captured_packets_is_dropped_without_effect() {
     );
     // The sessions still work.
     for c in 0..2 {
-        let index = w.peers[c].client.client_index() as usize;
+        let index = w.clients[c].client.client_index() as usize;
         w.client_send(c, b"still here");
-        w.server_send(index, b"and here");
+        w.server_send(0, index, b"and here");
     }
-    let (a, b) = (w.server_received.len(), w.peers[0].received.len());
+    let (a, b) = (w.servers[0].received.len(), w.clients[0].received.len());
     w.step(FRAME);
-    assert_eq!(w.server_received.len(), a + 2);
-    assert_eq!(w.peers[0].received.len(), b + 1);
+    assert_eq!(w.servers[0].received.len(), a + 2);
+    assert_eq!(w.clients[0].received.len(), b + 1);
 }
 
 /// Forwards to the simulator and records the size of every datagram sent.
@@ -200,7 +183,7 @@ fn the_server_never_answers_with_more_bytes_than_it_received() {
         let token = w.token(50 + i as u64);
         w.connect(c, &token);
     }
-    let server = w.server_address;
+    let server = w.servers[0].address;
     let (mut answered, mut largest_answer) = (0, 0);
     for frame in 0..400 {
         w.now += FRAME;
@@ -208,20 +191,21 @@ fn the_server_never_answers_with_more_bytes_than_it_received() {
         let now = w.now;
         while let Some(mut d) = w.sim.receive_any(now) {
             if d.to != server {
-                let p = w.peers.iter_mut().find(|p| p.address == d.to).unwrap();
+                let p = w.clients.iter_mut().find(|p| p.address == d.to).unwrap();
                 let mut out = w.sim.output(now, p.address, &mut p.events);
                 let _ = p.client.handle(now, d.from, &mut d.bytes, &mut out);
                 continue;
             }
             let received = d.bytes.len();
+            let node = &mut w.servers[0];
             let mut out = Recorder {
                 sim: &mut w.sim,
                 from: server,
                 now,
                 sizes: Vec::new(),
-                events: &mut w.server_events,
+                events: &mut node.events,
             };
-            let _ = w.server.handle(now, d.from, &mut d.bytes, &mut out);
+            let _ = node.server.handle(now, d.from, &mut d.bytes, &mut out);
             for size in &out.sizes {
                 assert!(*size <= received, "answered {received} bytes with {size}");
                 answered += 1;
@@ -229,15 +213,16 @@ fn the_server_never_answers_with_more_bytes_than_it_received() {
             }
             assert!(out.sizes.len() <= 1, "one answer per datagram at most");
         }
-        for p in w.peers.iter_mut() {
+        for p in w.clients.iter_mut() {
             let mut out = w.sim.output(now, p.address, &mut p.events);
             p.client.update(now, &mut out);
             if p.client.state() == ClientState::Connected && frame % 3 == 0 {
                 let _ = p.client.send_payload(now, &pattern(10, frame), &mut out);
             }
         }
-        let mut out = w.sim.output(now, server, &mut w.server_events);
-        w.server.update(now, w.unix, &mut out);
+        let node = &mut w.servers[0];
+        let mut out = w.sim.output(now, server, &mut node.events);
+        node.server.update(now, w.unix, &mut out);
     }
     assert_eq!(w.state(0), ClientState::Connected);
     assert_eq!(w.state(1), ClientState::Connected);
@@ -254,8 +239,8 @@ fn a_flood_of_invalid_requests_takes_nothing_from_connected_clients() {
     use netcode_proto::token::{ConnectTokenParams, generate_connect_token};
     let mut w = connected_world(43, 64);
     let before = snapshot(&w);
-    let events_before = w.server_events.len();
-    let server = w.server_address;
+    let events_before = w.servers[0].events.len();
+    let server = w.servers[0].address;
     let key = netcode_proto::Key::from_bytes(PRIVATE_KEY);
     let other_key = netcode_proto::Key::from_bytes([9; 32]);
     let user_data = [0u8; 256];
@@ -296,7 +281,7 @@ fn a_flood_of_invalid_requests_takes_nothing_from_connected_clients() {
     // pending mapping, as a real client would); every other address is refused.
     let attacker: SocketAddr = "203.0.113.1:1000".parse().unwrap();
     let mut first = valid;
-    inject(&mut w, attacker, server, &mut first);
+    w.deliver(attacker, server, &mut first);
 
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     for i in 0..100_000u32 {
@@ -322,7 +307,7 @@ fn a_flood_of_invalid_requests_takes_nothing_from_connected_clients() {
             5 => wrong_key.to_vec(),
             _ => valid.to_vec(),
         };
-        assert!(!inject(&mut w, from, server, &mut datagram));
+        assert!(!w.deliver(from, server, &mut datagram));
         if i % 10_000 == 0 {
             w.step(Duration::from_millis(1));
         }
@@ -330,11 +315,11 @@ fn a_flood_of_invalid_requests_takes_nothing_from_connected_clients() {
     w.step(FRAME);
     assert_eq!(snapshot(&w), before, "no client dropped, no slot taken");
     assert_eq!(
-        w.server_events.len(),
+        w.servers[0].events.len(),
         events_before,
         "no connect or disconnect"
     );
-    let s = w.server.stats();
+    let s = w.server(0).stats();
     let count = |e: PacketError| s.dropped(DropReason::Packet(e));
     assert!(count(PacketError::VersionMismatch) >= 14_000);
     assert!(count(PacketError::ProtocolMismatch) >= 14_000);
@@ -357,9 +342,9 @@ fn a_flood_of_invalid_requests_takes_nothing_from_connected_clients() {
     for c in 0..64 {
         w.client_send(c, b"after the flood");
     }
-    let got = w.server_received.len();
+    let got = w.servers[0].received.len();
     w.step(FRAME);
-    assert_eq!(w.server_received.len(), got + 64);
+    assert_eq!(w.servers[0].received.len(), got + 64);
 }
 
 #[test]
@@ -367,15 +352,15 @@ fn spoofed_sources_cannot_inject_or_hijack() {
     let mut w = connected_world(44, 2);
     let captured = std::mem::take(&mut w.captured);
     let before = snapshot(&w);
-    let victim = w.peers[0].address;
-    let server = w.server_address;
+    let victim = w.clients[0].address;
+    let server = w.servers[0].address;
     // Client 1's genuine packets, sent again with client 0's source address:
     // they were sealed with client 1's key, so they cannot open as client 0's.
     let mut tried = 0;
     for (from, to, bytes) in &captured {
-        if *from == w.peers[1].address && *to == server && bytes[0] & 0x0f >= 4 {
+        if *from == w.clients[1].address && *to == server && bytes[0] & 0x0f >= 4 {
             let mut copy = bytes.clone();
-            assert!(!inject(&mut w, victim, server, &mut copy));
+            assert!(!w.deliver(victim, server, &mut copy));
             tried += 1;
         }
     }
@@ -385,18 +370,18 @@ fn spoofed_sources_cannot_inject_or_hijack() {
     for (from, to, bytes) in &captured {
         if *from == victim && *to == server && bytes[0] != 0 {
             let mut copy = bytes.clone();
-            assert!(!inject(&mut w, stranger, server, &mut copy));
+            assert!(!w.deliver(stranger, server, &mut copy));
         }
     }
     // Packets to a client from anyone but its server are ignored unread.
     for (from, to, bytes) in &captured {
         if *from == server && *to == victim {
             let mut copy = bytes.clone();
-            assert!(!inject(&mut w, stranger, victim, &mut copy));
+            assert!(!w.deliver(stranger, victim, &mut copy));
         }
     }
     assert_eq!(snapshot(&w), before);
-    let s = w.server.stats();
+    let s = w.server(0).stats();
     let spoofed = s.dropped(DropReason::Packet(PacketError::DecryptFailed))
         + s.dropped(DropReason::Packet(PacketError::Replayed));
     assert!(
@@ -404,23 +389,29 @@ fn spoofed_sources_cannot_inject_or_hijack() {
         "each spoofed packet failed to open or was already seen"
     );
     assert!(s.dropped(DropReason::Packet(PacketError::NoKey)) > 0);
-    assert!(w.peers[0].client.stats().dropped(DropReason::NotFromServer) > 0);
+    assert!(
+        w.clients[0]
+            .client
+            .stats()
+            .dropped(DropReason::NotFromServer)
+            > 0
+    );
 }
 
 #[test]
 fn total_loss_ends_in_the_right_timeouts_on_both_sides() {
     let mut w = connected_world(45, 1);
-    let server = w.server_address;
+    let server = w.servers[0].address;
     w.sim.set_config(SimConfig {
         loss_percent: 100.0,
         ..SimConfig::default()
     });
     assert!(
         w.run_until(200, |w| w.state(0) == ClientState::ConnectionTimedOut
-            && !w.server.client_connected(0))
+            && !w.server(0).client_connected(0))
     );
     assert_eq!(
-        w.server.disconnect_reason(0),
+        w.server(0).disconnect_reason(0),
         netcode_proto::server::DisconnectReason::TimedOut
     );
     // A new attempt during total loss times out requesting.
@@ -451,8 +442,8 @@ impl<E> netcode_proto::io::Output<E> for DropLog {
 fn every_drop_is_reported_to_the_output_with_its_sender_type_and_reason() {
     let mut w = connected_world(7, 2);
     let captured = w.captured.clone();
-    let server_before = w.server.stats().clone();
-    let client_before = w.peers[0].client.stats().clone();
+    let server_before = w.server(0).stats().clone();
+    let client_before = w.clients[0].client.stats().clone();
     let (mut server_log, mut client_log) = (DropLog::default(), DropLog::default());
     let mut sent_to_server = 0;
     let mut sent_to_client = 0;
@@ -465,11 +456,13 @@ fn every_drop_is_reported_to_the_output_with_its_sender_type_and_reason() {
             _ => bytes.truncate(bytes.len() / 2),
         }
         let now = w.now;
-        if *to == w.server_address {
-            let _ = w.server.handle(now, *from, &mut bytes, &mut server_log);
+        if *to == w.servers[0].address {
+            let _ = w
+                .server_mut(0)
+                .handle(now, *from, &mut bytes, &mut server_log);
             sent_to_server += 1;
-        } else if *to == w.peers[0].address {
-            let _ = w.peers[0]
+        } else if *to == w.clients[0].address {
+            let _ = w.clients[0]
                 .client
                 .handle(now, *from, &mut bytes, &mut client_log);
             sent_to_client += 1;
@@ -480,13 +473,13 @@ fn every_drop_is_reported_to_the_output_with_its_sender_type_and_reason() {
         (
             &server_log,
             &server_before,
-            w.server.stats(),
+            w.server(0).stats(),
             sent_to_server,
         ),
         (
             &client_log,
             &client_before,
-            w.peers[0].client.stats(),
+            w.clients[0].client.stats(),
             sent_to_client,
         ),
     ] {
@@ -505,7 +498,9 @@ fn every_drop_is_reported_to_the_output_with_its_sender_type_and_reason() {
         }
     }
     // Each report names the datagram's sender and the type its prefix says.
-    let mut server_inputs = captured.iter().filter(|(_, to, _)| *to == w.server_address);
+    let mut server_inputs = captured
+        .iter()
+        .filter(|(_, to, _)| *to == w.servers[0].address);
     for drop in &server_log.drops {
         let (from, _, bytes) = server_inputs.next().unwrap();
         assert_eq!(drop.from, *from);

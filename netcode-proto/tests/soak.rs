@@ -3,13 +3,12 @@
 //! duplicating network. Every payload that arrives is intact, every datagram
 //! is accounted for, and afterwards the server's tables are as good as new.
 
-mod world;
-
 use std::time::Duration;
 
 use netcode_proto::client::ClientState;
 use netcode_proto::sim::SimConfig;
-use world::*;
+use netcode_proto::sim::World;
+use netcode_proto::sim::fixtures::*;
 
 /// A payload that checks itself: byte i is `first + i`.
 fn payload(len: usize, first: u8) -> Vec<u8> {
@@ -78,19 +77,19 @@ fn soak_256_clients_for_three_simulated_minutes() {
             }
         }
         for index in 0..CLIENTS {
-            if w.server.client_connected(index) && dice.chance(3) {
+            if w.server(0).client_connected(index) && dice.chance(3) {
                 let len = 1 + (dice.next() % 1200) as usize;
-                w.server_send(index, &payload(len, dice.next() as u8));
+                w.server_send(0, index, &payload(len, dice.next() as u8));
             }
         }
         if frame % 600 == 0 && frame > 0 {
             // Now and then the server kicks someone.
             let index = (dice.next() % CLIENTS as u64) as usize;
-            w.server_disconnect(index);
+            w.server_disconnect(0, index);
         }
         w.step(FRAME);
-        connects += w
-            .server_events
+        connects += w.servers[0]
+            .events
             .iter()
             .filter(|e| {
                 matches!(
@@ -99,13 +98,13 @@ fn soak_256_clients_for_three_simulated_minutes() {
                 )
             })
             .count() as u64;
-        w.server_events.clear();
-        for (_, _, data) in &w.server_received[checked_server..] {
+        w.servers[0].events.clear();
+        for (_, _, data) in &w.servers[0].received[checked_server..] {
             assert!(intact(data), "corrupt payload at the server");
         }
-        payloads_checked += w.server_received.len() - checked_server;
-        checked_server = w.server_received.len();
-        for (c, p) in w.peers.iter().enumerate() {
+        payloads_checked += w.servers[0].received.len() - checked_server;
+        checked_server = w.servers[0].received.len();
+        for (c, p) in w.clients.iter().enumerate() {
             for (_, data) in &p.received[checked_client[c]..] {
                 assert!(intact(data), "corrupt payload at a client");
             }
@@ -121,8 +120,8 @@ fn soak_256_clients_for_three_simulated_minutes() {
     // lost + still in flight + delivered, and every delivery was either
     // processed or dropped with a reason by its receiver.
     let sim = w.sim.stats();
-    let sent: u64 = w.server.stats().sent.iter().sum::<u64>()
-        + w.peers
+    let sent: u64 = w.server(0).stats().sent.iter().sum::<u64>()
+        + w.clients
             .iter()
             .map(|p| p.client.stats().sent.iter().sum::<u64>())
             .sum::<u64>();
@@ -134,9 +133,9 @@ fn soak_256_clients_for_three_simulated_minutes() {
         sim.sent + sim.duplicated,
         sim.lost + sim.dropped_full + sim.delivered + sim.discarded + w.sim.in_flight() as u64
     );
-    let handled: u64 = w.server.stats().received.iter().sum::<u64>()
-        + w.server.stats().dropped_total()
-        + w.peers
+    let handled: u64 = w.server(0).stats().received.iter().sum::<u64>()
+        + w.server(0).stats().dropped_total()
+        + w.clients
             .iter()
             .map(|p| {
                 p.client.stats().received.iter().sum::<u64>() + p.client.stats().dropped_total()
@@ -155,12 +154,12 @@ fn soak_256_clients_for_three_simulated_minutes() {
     for _ in 0..400 {
         w.step(FRAME);
     }
-    assert_eq!(w.server.num_connected_clients(), 0);
+    assert_eq!(w.server(0).num_connected_clients(), 0);
     w.sim.set_config(SimConfig::default());
     for c in 0..CLIENTS {
         let token = w.token(next_id);
         next_id += 1;
         w.connect(c, &token);
     }
-    assert!(w.run_until(30, |w| w.server.num_connected_clients() == CLIENTS));
+    assert!(w.run_until(30, |w| w.server(0).num_connected_clients() == CLIENTS));
 }

@@ -82,6 +82,7 @@ mod client;
 mod clock;
 mod error;
 mod events;
+pub mod history_store;
 mod link;
 mod logging;
 mod loopback;

@@ -1,4 +1,4 @@
-//! The sans-IO netcode client.
+//! The sans-IO netcode client (STANDARD.md: *Client State Machine*).
 //!
 //! Drive it with three calls: [`Client::handle`] for every datagram that
 //! arrives, then [`Client::update`] once per tick (or at
@@ -20,17 +20,19 @@ use core::net::SocketAddr;
 use core::time::Duration;
 
 use crate::address::same_endpoint;
-use crate::constants::{CHALLENGE_TOKEN_BYTES, MAX_ENCRYPTED_PACKET_BYTES, MAX_PAYLOAD_BYTES};
+use crate::constants::{CHALLENGE_TOKEN_BYTES, MAX_ENCRYPTED_PACKET_BYTES, is_payload_size};
 use crate::io::Output;
 use crate::packet::{
-    ChallengePacket, KeepAlivePacket, Packet, PacketTypes, ReadContext, RequestPacket, read_packet,
-    write_packet,
+    ChallengePacket, KeepAlivePacket, Packet, PacketContext, PacketTypes, RequestPacket,
+    read_encrypted, write_packet,
 };
 use crate::replay::ReplayProtection;
-use crate::session::{
-    NUM_DISCONNECT_PACKETS, PACKET_SEND_INTERVAL, Payload, SendError, Sent, after,
-};
+use crate::session::{Payload, SendError, Sent};
 use crate::stats::{DropReason, DroppedDatagram, Stats};
+use crate::timing::{
+    CLIENT_SEND, CLIENT_TIMEOUT, NUM_DISCONNECT_PACKETS, TokenTimeout, after, next_send,
+    token_expired,
+};
 use crate::token::{ConnectToken, TokenError};
 
 /// What a client reports as it goes.
@@ -202,14 +204,12 @@ impl Client {
         out: &mut O,
     ) -> Option<Payload<'b>> {
         let prefix = datagram.first().copied();
-        match self.process(now, from, datagram, out) {
-            Ok(payload) => payload,
-            Err(reason) => {
-                self.stats.count_drop(reason);
-                out.dropped(DroppedDatagram::new(from, prefix, reason));
+        self.process(now, from, datagram, out)
+            .unwrap_or_else(|reason| {
+                self.stats
+                    .report_drop(out, DroppedDatagram::new(from, prefix, reason));
                 None
-            }
-        }
+            })
     }
 
     fn process<'b, O: Output<ClientEvent>>(
@@ -228,18 +228,15 @@ impl Client {
         if !same_endpoint(&from, &attempt.server_address) {
             return Err(DropReason::NotFromServer);
         }
-        let context = ReadContext {
+        let context = PacketContext {
             protocol_id: token.protocol_id,
-            current_timestamp: 0,
-            min_expire_timestamp: 0,
-            private_key: None,
             read_key: Some(&token.server_to_client_key),
             accepted: PacketTypes::CLIENT,
         };
-        let read = read_packet(&context, datagram, Some(&mut self.replay))?;
-        let packet_type = read.packet.packet_type();
+        let (sequence, packet) = read_encrypted(&context, None, datagram, Some(&mut self.replay))?;
+        let packet_type = packet.packet_type();
         let state = self.state;
-        let payload = match (read.packet, state) {
+        let payload = match (packet, state) {
             (
                 Packet::Denied,
                 ClientState::SendingConnectionRequest | ClientState::SendingConnectionResponse,
@@ -268,10 +265,7 @@ impl Client {
             }
             (Packet::Payload(data), ClientState::Connected) => {
                 attempt.last_receive = now;
-                Some(Payload {
-                    sequence: read.sequence,
-                    data,
-                })
+                Some(Payload { sequence, data })
             }
             (Packet::Disconnect, ClientState::Connected) => {
                 attempt.pending_disconnect = Some(ClientState::Disconnected);
@@ -300,7 +294,11 @@ impl Client {
             ClientState::SendingConnectionRequest | ClientState::SendingConnectionResponse
         );
         if connecting
-            && now.saturating_sub(attempt.start) >= Duration::from_secs(token.lifetime_seconds())
+            && token_expired(
+                attempt.start,
+                Duration::from_secs(token.lifetime_seconds()),
+                now,
+            )
         {
             self.reset_connection(ClientState::ConnectTokenExpired, out);
             return;
@@ -314,7 +312,7 @@ impl Client {
         let Some(timeout) = timeout_of(token) else {
             return;
         };
-        if after(attempt.last_receive, timeout) < now {
+        if CLIENT_TIMEOUT.holds(after(attempt.last_receive, timeout), now) {
             match self.state {
                 ClientState::SendingConnectionRequest => {
                     if !self.try_next_server(now, out) {
@@ -340,16 +338,13 @@ impl Client {
         }
         let token = self.token.as_ref()?;
         let attempt = self.attempt.as_ref()?;
-        let tick = Duration::from_nanos(1);
         let Some(last_send) = attempt.last_send else {
             return Some(attempt.last_receive);
         };
         if attempt.pending_disconnect.is_some() {
             return Some(attempt.last_receive);
         }
-        // The send and timeout tests are strict, so the deadline is one
-        // nanosecond past each threshold.
-        let mut deadline = after(after(last_send, PACKET_SEND_INTERVAL), tick);
+        let mut deadline = CLIENT_SEND.earliest(next_send(last_send));
         if self.state != ClientState::Connected {
             deadline = deadline.min(after(
                 attempt.start,
@@ -357,7 +352,7 @@ impl Client {
             ));
         }
         if let Some(timeout) = timeout_of(token) {
-            deadline = deadline.min(after(after(attempt.last_receive, timeout), tick));
+            deadline = deadline.min(CLIENT_TIMEOUT.earliest(after(attempt.last_receive, timeout)));
         }
         Some(deadline)
     }
@@ -369,7 +364,7 @@ impl Client {
         payload: &[u8],
         out: &mut O,
     ) -> Result<Sent, SendError> {
-        if payload.is_empty() || payload.len() > MAX_PAYLOAD_BYTES {
+        if !is_payload_size(payload.len()) {
             return Err(SendError::PayloadSize);
         }
         if self.state != ClientState::Connected {
@@ -443,7 +438,7 @@ impl Client {
         if !self.loopback {
             return Err(SendError::NotConnected);
         }
-        if data.is_empty() || data.len() > MAX_PAYLOAD_BYTES {
+        if !is_payload_size(data.len()) {
             return Err(SendError::PayloadSize);
         }
         self.stats
@@ -454,7 +449,7 @@ impl Client {
     fn send_due<O: Output<ClientEvent>>(&mut self, now: Duration, out: &mut O) {
         let Some(attempt) = &self.attempt else { return };
         if let Some(last_send) = attempt.last_send
-            && after(last_send, PACKET_SEND_INTERVAL) >= now
+            && !CLIENT_SEND.holds(next_send(last_send), now)
         {
             return;
         }
@@ -567,11 +562,7 @@ impl Client {
     }
 }
 
-/// The token's timeout, or `None` when timeouts are disabled (zero or
-/// negative seconds, as in the reference).
+/// The token's timeout, or `None` when its timeouts are disabled.
 fn timeout_of(token: &ConnectToken) -> Option<Duration> {
-    u64::try_from(token.timeout_seconds)
-        .ok()
-        .filter(|s| *s > 0)
-        .map(Duration::from_secs)
+    TokenTimeout::new(token.timeout_seconds).silence()
 }

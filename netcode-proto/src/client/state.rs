@@ -1,3 +1,6 @@
+//! The client's states and their numeric codes (STANDARD.md: *Client State
+//! Machine*).
+
 /// Where a client is in its connection, with the numeric codes of the
 /// standard (negative codes are error states).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,3 +1,7 @@
+//! Why a datagram is dropped by the packet reader, and why a packet cannot
+//! be written (STANDARD.md: each "ignore the packet" of *Reading Encrypted
+//! Packets* and of the request checks of *Processing Connection Requests*).
+
 /// Why a received datagram is not a valid packet and must be dropped.
 ///
 /// Listed in the order the checks run.

@@ -1,3 +1,6 @@
+//! The seven packet types and sets of them (STANDARD.md: *Packets*, the
+//! prefix byte; *Reading Encrypted Packets*, the types each side ignores).
+
 /// The type of a packet, the low four bits of its prefix byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]

@@ -3,19 +3,26 @@
 //!
 //! * [`write_packet`] builds one packet into a caller buffer, encrypting
 //!   every type but the connection request.
-//! * [`read_packet`] runs every check of the standard in its exact order and
-//!   returns the packet borrowing the caller's buffer, or the
-//!   [`PacketError`] that says why it must be dropped.
+//! * [`read_packet_with`] runs every check of the standard in its exact
+//!   order and returns the packet borrowing the caller's buffer, or the
+//!   [`PacketError`] that says why it must be dropped. Every receiver reads
+//!   with a [`PacketContext`]; only a server adds a [`RequestContext`] for
+//!   connection requests. [`read_packet`] takes both in one [`ReadContext`].
+//!
+//! STANDARD.md: *Packets*, *Reading Encrypted Packets*.
 
+mod context;
 mod error;
 mod kind;
 mod read;
 mod sequence;
 mod write;
 
+pub use context::{PacketContext, ReadContext, RequestContext};
 pub use error::{PacketError, WriteError};
 pub use kind::{PacketType, PacketTypes};
-pub use read::{ConnectionRequest, ReadContext, ReadPacket, read_packet};
+pub use read::{ConnectionRequest, ReadPacket, read_packet, read_packet_with};
+pub(crate) use read::{read_encrypted, read_request};
 pub use sequence::{sequence_bytes, write_prefix_and_sequence};
 pub use write::{packet_associated_data, write_packet};
 
@@ -57,6 +64,21 @@ impl<R> Packet<'_, R> {
             Self::KeepAlive(_) => PacketType::KeepAlive,
             Self::Payload(_) => PacketType::Payload,
             Self::Disconnect => PacketType::Disconnect,
+        }
+    }
+}
+
+impl<'a> Packet<'a, core::convert::Infallible> {
+    /// The same packet, in the type that can also hold a request.
+    pub(crate) fn with_request<R>(self) -> Packet<'a, R> {
+        match self {
+            Self::Request(never) => match never {},
+            Self::Denied => Packet::Denied,
+            Self::Challenge(c) => Packet::Challenge(c),
+            Self::Response(c) => Packet::Response(c),
+            Self::KeepAlive(k) => Packet::KeepAlive(k),
+            Self::Payload(p) => Packet::Payload(p),
+            Self::Disconnect => Packet::Disconnect,
         }
     }
 }

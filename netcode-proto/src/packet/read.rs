@@ -1,33 +1,23 @@
+//! Reading packets: every check of the standard, in its exact order, on a
+//! datagram decrypted in place (STANDARD.md: *Reading Encrypted Packets*,
+//! *Replay Protection*, and the request checks of *Processing Connection
+//! Requests* up to reading the private connect token).
+
+use core::convert::Infallible;
+
 use crate::bytes::Reader;
 use crate::constants::{
     CHALLENGE_BODY_BYTES, CONNECT_TOKEN_NONCE_BYTES, CONNECT_TOKEN_PRIVATE_BYTES,
-    CONNECTION_REQUEST_BYTES, KEEP_ALIVE_BODY_BYTES, MAC_BYTES, MAX_PAYLOAD_BYTES,
-    MIN_ENCRYPTED_PACKET_BYTES, VERSION_INFO, VERSION_INFO_BYTES,
+    CONNECTION_REQUEST_BYTES, KEEP_ALIVE_BODY_BYTES, MAC_BYTES, MIN_ENCRYPTED_PACKET_BYTES,
+    VERSION_INFO, VERSION_INFO_BYTES, is_payload_size,
 };
-use crate::crypto::{self, Key, Tag, sequence_nonce};
+use crate::crypto::{self, Key, OpeningKey, Tag, sequence_nonce};
 use crate::replay::ReplayProtection;
 use crate::token::{PrivateConnectToken, TokenError};
 
+use super::context::{PacketContext, ReadContext, RequestContext};
 use super::write::packet_associated_data;
-use super::{ChallengePacket, KeepAlivePacket, Packet, PacketError, PacketType, PacketTypes};
-
-/// What the reader needs to know about the receiving side.
-#[derive(Debug, Clone, Copy)]
-pub struct ReadContext<'k> {
-    /// Our protocol id; packets for another id are dropped.
-    pub protocol_id: u64,
-    /// Unix seconds now, for connect token expiry.
-    pub current_timestamp: u64,
-    /// Requests whose token expires before this (unix seconds) are dropped:
-    /// the restart rule. 0 turns it off.
-    pub min_expire_timestamp: u64,
-    /// The private key that opens connect tokens (servers only).
-    pub private_key: Option<&'k Key>,
-    /// The key for packets from this sender, if it has one.
-    pub read_key: Option<&'k Key>,
-    /// The packet types this side accepts.
-    pub accepted: PacketTypes,
-}
+use super::{ChallengePacket, KeepAlivePacket, Packet, PacketError, PacketType};
 
 /// A connection request after its private connect token was opened and read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,34 +42,76 @@ pub struct ReadPacket<'a> {
     pub packet: Packet<'a, ConnectionRequest>,
 }
 
+/// Reads one datagram with the combined [`ReadContext`]: the same as
+/// [`read_packet_with`] with its two halves.
+pub fn read_packet<'b>(
+    context: &ReadContext<'_>,
+    buffer: &'b mut [u8],
+    replay: Option<&mut ReplayProtection>,
+) -> Result<ReadPacket<'b>, PacketError> {
+    let (packets, requests) = context.split();
+    read_packet_with(&packets, requests.as_ref(), buffer, replay)
+}
+
 /// Reads one datagram, decrypting it in place.
 ///
 /// The checks run in the order of the standard and the reference:
 ///
-/// * connection request: accepted type, exactly 1078 bytes, a private key,
-///   version info, protocol id, expiry against `current_timestamp`, the
-///   restart rule, decryption of the private token, then reading it;
+/// * connection request: accepted type, exactly 1078 bytes, a request
+///   context (a server's), version info, protocol id, expiry against
+///   `current_timestamp`, the restart rule, decryption of the private token,
+///   then reading it;
 /// * any other type: a read key (the reference checks this before the size),
 ///   at least 18 bytes, a valid and accepted type, 1 to 8 sequence bytes, the
 ///   size for that many, the replay window (keep-alive, payload and
 ///   disconnect, when `replay` is given), decryption, *then* the replay window
 ///   advances, *then* the body size is checked.
 ///
-/// Nothing here panics, whatever the bytes.
-pub fn read_packet<'b>(
-    context: &ReadContext<'_>,
+/// Nothing here panics, whatever the bytes. When the datagram is dropped,
+/// the contents of `buffer` are unspecified (a failed decryption may have
+/// overwritten them): read nothing from it afterwards.
+pub fn read_packet_with<'b>(
+    context: &PacketContext<'_>,
+    requests: Option<&RequestContext<'_>>,
     buffer: &'b mut [u8],
     replay: Option<&mut ReplayProtection>,
 ) -> Result<ReadPacket<'b>, PacketError> {
     let prefix = *buffer.first().ok_or(PacketError::TooSmall)?;
     if prefix == 0 {
-        return read_request(context, buffer).map(|request| ReadPacket {
+        return read_request(context, requests, buffer).map(|request| ReadPacket {
             sequence: 0,
             packet: Packet::Request(request),
         });
     }
+    let (sequence, packet) = read_encrypted(context, None, buffer, replay)?;
+    Ok(ReadPacket {
+        sequence,
+        packet: packet.with_request(),
+    })
+}
 
-    let key = context.read_key.ok_or(PacketError::NoKey)?;
+/// Reads one encrypted packet (any type but the request), decrypting it in
+/// place, as [`read_packet_with`] does: its sequence and the packet. A
+/// request is refused as a side with no request context refuses it. The
+/// packet it returns is small (its request variant cannot exist), which
+/// keeps the large parsed request out of the per-packet path. `prepared`,
+/// when given, is the context's read key set up beforehand, and is used in
+/// its place.
+pub(crate) fn read_encrypted<'b>(
+    context: &PacketContext<'_>,
+    prepared: Option<&OpeningKey>,
+    buffer: &'b mut [u8],
+    replay: Option<&mut ReplayProtection>,
+) -> Result<(u64, Packet<'b, Infallible>), PacketError> {
+    let prefix = *buffer.first().ok_or(PacketError::TooSmall)?;
+    if prefix == 0 {
+        return read_request(context, None, buffer).and(Err(PacketError::NoKey));
+    }
+    let key = match (prepared, context.read_key) {
+        (Some(prepared), _) => Opener::Prepared(prepared),
+        (None, Some(key)) => Opener::Key(key),
+        (None, None) => return Err(PacketError::NoKey),
+    };
     if buffer.len() < MIN_ENCRYPTED_PACKET_BYTES {
         return Err(PacketError::TooSmall);
     }
@@ -98,9 +130,11 @@ pub fn read_packet<'b>(
     if buffer.len() < header + MAC_BYTES {
         return Err(PacketError::TooSmall);
     }
-    let mut sequence_le = [0u8; 8];
-    sequence_le[..sequence_bytes].copy_from_slice(&buffer[1..header]);
-    let sequence = u64::from_le_bytes(sequence_le);
+    // At least 18 bytes, so the 8 after the prefix are there: read them all
+    // and keep the sequence's own.
+    let mut window = [0u8; 8];
+    window.copy_from_slice(&buffer[1..9]);
+    let sequence = u64::from_le_bytes(window) & (u64::MAX >> (64 - 8 * sequence_bytes));
 
     let mut replay = replay.filter(|_| packet_type.replay_protected());
     if replay
@@ -114,13 +148,13 @@ pub fn read_packet<'b>(
     let body_end = buffer.len() - MAC_BYTES;
     let (text, tag) = buffer.split_at_mut(body_end);
     let tag: &Tag = (&*tag).try_into().map_err(|_| PacketError::TooSmall)?;
-    crypto::decrypt(
-        key,
-        &sequence_nonce(sequence),
-        &ad,
-        &mut text[header..],
-        tag,
-    )
+    let nonce = sequence_nonce(sequence);
+    match key {
+        Opener::Key(key) => crypto::decrypt(key, &nonce, &ad, &mut text[header..], tag),
+        Opener::Prepared(key) => {
+            crypto::decrypt_prepared(key, &nonce, &ad, &mut text[header..], tag)
+        }
+    }
     .map_err(|_| PacketError::DecryptFailed)?;
 
     if let Some(window) = replay.as_mut() {
@@ -164,18 +198,27 @@ pub fn read_packet<'b>(
             })
         }
         PacketType::Payload => {
-            if body.is_empty() || body.len() > MAX_PAYLOAD_BYTES {
+            if !is_payload_size(body.len()) {
                 return Err(PacketError::WrongBodySize);
             }
             Packet::Payload(body)
         }
         PacketType::Request => return Err(PacketError::InvalidType),
     };
-    Ok(ReadPacket { sequence, packet })
+    Ok((sequence, packet))
 }
 
-fn read_request(
-    context: &ReadContext<'_>,
+/// The key an encrypted packet is opened with.
+#[derive(Clone, Copy)]
+enum Opener<'k> {
+    Key(&'k Key),
+    Prepared(&'k OpeningKey),
+}
+
+/// Reads a connection request (prefix 0) and opens its private token.
+pub(crate) fn read_request(
+    context: &PacketContext<'_>,
+    requests: Option<&RequestContext<'_>>,
     buffer: &mut [u8],
 ) -> Result<ConnectionRequest, PacketError> {
     if !context.accepted.contains(PacketType::Request) {
@@ -184,7 +227,7 @@ fn read_request(
     let buffer: &mut [u8; CONNECTION_REQUEST_BYTES] = buffer
         .try_into()
         .map_err(|_| PacketError::RequestWrongSize)?;
-    let private_key = context.private_key.ok_or(PacketError::NoKey)?;
+    let requests = requests.ok_or(PacketError::NoKey)?;
 
     let (head, private_data) =
         buffer.split_at_mut(CONNECTION_REQUEST_BYTES - CONNECT_TOKEN_PRIVATE_BYTES);
@@ -200,10 +243,10 @@ fn read_request(
         return Err(PacketError::ProtocolMismatch);
     }
     let expire_timestamp = r.u64().ok_or(PacketError::RequestWrongSize)?;
-    if expire_timestamp <= context.current_timestamp {
+    if expire_timestamp <= requests.current_timestamp {
         return Err(PacketError::TokenExpired);
     }
-    if expire_timestamp < context.min_expire_timestamp {
+    if expire_timestamp < requests.min_expire_timestamp {
         return Err(PacketError::TokenPredatesStart);
     }
     let nonce = r
@@ -218,7 +261,7 @@ fn read_request(
         context.protocol_id,
         expire_timestamp,
         &nonce,
-        private_key,
+        requests.private_key,
     )
     .map_err(|e| match e {
         TokenError::Decrypt(_) => PacketError::DecryptFailed,

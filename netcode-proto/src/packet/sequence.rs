@@ -1,3 +1,6 @@
+//! The prefix byte and the variable-length sequence number of encrypted
+//! packets (STANDARD.md: *Packets*).
+
 use crate::bytes::Writer;
 
 /// How many bytes the sequence takes on the wire: the fewest that hold it,

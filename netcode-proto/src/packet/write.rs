@@ -1,6 +1,10 @@
+//! Writing packets: the wire form of each of the seven types, encrypted
+//! under the sender's key with the sequence as nonce (STANDARD.md:
+//! *Packets*).
+
 use crate::bytes::Writer;
 use crate::constants::{
-    CONNECTION_REQUEST_BYTES, MAC_BYTES, MAX_PAYLOAD_BYTES, VERSION_INFO, VERSION_INFO_BYTES,
+    CONNECTION_REQUEST_BYTES, MAC_BYTES, VERSION_INFO, VERSION_INFO_BYTES, is_payload_size,
 };
 use crate::crypto::{self, Key, sequence_nonce};
 
@@ -48,7 +52,7 @@ pub fn write_packet(
     }
 
     if let Packet::Payload(payload) = packet
-        && (payload.is_empty() || payload.len() > MAX_PAYLOAD_BYTES)
+        && !is_payload_size(payload.len())
     {
         return Err(WriteError::PayloadSize);
     }

@@ -1,6 +1,9 @@
 //! Compact field types for the server's tables, which are sized per slot:
 //! every byte saved here is saved thousands of times.
 //!
+//! STANDARD.md: none (the storage form of *Processing Connection Requests*'s
+//! tables).
+//!
 //! * [`Endpoint`]: an address as netcode compares it (family, IP, port;
 //!   no IPv6 flow info or scope id) in 19 bytes instead of an
 //!   `Option<SocketAddr>`'s 32.
@@ -50,10 +53,6 @@ impl Endpoint {
         }
     }
 
-    pub(crate) fn is_some(&self) -> bool {
-        self.family != NO_FAMILY
-    }
-
     /// Whether this is `address`'s endpoint.
     pub(crate) fn matches(&self, address: &SocketAddr) -> bool {
         *self == Self::new(address)
@@ -97,10 +96,6 @@ impl Link {
 
     pub(crate) fn get(self) -> Option<u32> {
         (self.0 != u32::MAX).then_some(self.0)
-    }
-
-    pub(crate) fn from_option(index: Option<u32>) -> Self {
-        index.map_or(Self::NONE, Self)
     }
 }
 
@@ -156,7 +151,6 @@ mod tests {
     fn links_and_times() {
         assert_eq!(Link::NONE.get(), None);
         assert_eq!(Link::to(7).get(), Some(7));
-        assert_eq!(Link::from_option(None), Link::NONE);
         assert_eq!(Nanos::new(Duration::MAX), Nanos::NEVER);
         assert_eq!(
             Nanos::new(Duration::from_secs(2)),

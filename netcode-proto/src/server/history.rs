@@ -1,13 +1,24 @@
-use super::compact::{Endpoint, Link};
+//! One entry of the connect token history: a used token's tag, address,
+//! expiry and state (STANDARD.md: *Processing Connection Requests*, "the
+//! history of connect tokens already used"; the pending and consumed states
+//! of the reference's 1.4.5 lifecycle).
+
+use super::compact::Endpoint;
+use super::expiry::HeapEntry;
 use crate::constants::MAC_BYTES;
 
 /// Where a connect token is in its life on this server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TokenState {
     Free,
-    /// A request was accepted; the handshake may be retried from the same address.
-    Pending,
-    /// A client connected with it; refused from every address until it expires.
+    /// A request was accepted; the handshake may be retried from the same
+    /// address. `durable` once a server with a persisted history had the
+    /// token made durable (nothing is sent under its keys before).
+    Pending {
+        durable: bool,
+    },
+    /// A client connected with it, or it was restored from an earlier run;
+    /// refused from every address until it expires.
     Consumed,
 }
 
@@ -19,7 +30,9 @@ pub struct TokenEntry {
     pub(crate) mac: [u8; MAC_BYTES],
     pub(crate) address: Endpoint,
     pub(crate) expire_timestamp: u64,
-    pub(crate) next_free: Link,
+    /// The history's expiry heap array element kept beside this entry (see
+    /// `expiry.rs`): not part of the entry, so kept when it is overwritten.
+    pub(crate) heap_at: u32,
 }
 
 impl TokenEntry {
@@ -29,8 +42,36 @@ impl TokenEntry {
         mac: [0; MAC_BYTES],
         address: Endpoint::NONE,
         expire_timestamp: 0,
-        next_free: Link::NONE,
+        heap_at: 0,
     };
+
+    /// A free entry in the place of this one (its heap element stays).
+    pub(crate) fn cleared(&self) -> Self {
+        Self {
+            heap_at: self.heap_at,
+            ..Self::EMPTY
+        }
+    }
+}
+
+/// Live entries are reclaimed in the order their tokens expire; only the
+/// root is ever removed or re-keyed, so no position is kept.
+impl HeapEntry for TokenEntry {
+    type Key = u64;
+
+    fn key(&self) -> u64 {
+        self.expire_timestamp
+    }
+
+    fn heap_at(&self) -> u32 {
+        self.heap_at
+    }
+
+    fn set_heap_at(&mut self, entry: u32) {
+        self.heap_at = entry;
+    }
+
+    fn set_position(&mut self, _position: u32) {}
 }
 
 impl Default for TokenEntry {

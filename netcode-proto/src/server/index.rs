@@ -1,5 +1,8 @@
 //! A small open-addressing hash index over caller-provided buckets.
 //!
+//! STANDARD.md: none (the lookups behind *Processing Connection Requests* and
+//! *Connected Clients*).
+//!
 //! Buckets hold `entry index + 1` (0 is empty). Probing is linear and
 //! deletion shifts entries back, so there are no tombstones and a lookup for
 //! an absent key stops at the first empty bucket. Keys live in the tables the

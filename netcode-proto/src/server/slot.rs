@@ -1,7 +1,11 @@
+//! One client slot and why it was last vacated (STANDARD.md: *Server-Side
+//! Overview*, *Connected Clients*).
+
 use core::net::SocketAddr;
 use core::time::Duration;
 
 use crate::constants::USER_DATA_BYTES;
+use crate::crypto::OpeningKey;
 use crate::replay::ReplayProtection;
 
 /// Why a slot was last vacated, as the C library reports it.
@@ -51,6 +55,8 @@ pub struct ClientSlot {
     pub(crate) last_receive: Duration,
     pub(crate) timeout: Option<Duration>,
     pub(crate) mapping: Option<u32>,
+    /// The mapping's receive key, set up once at connect.
+    pub(crate) receive_key: Option<OpeningKey>,
     pub(crate) user_data: [u8; USER_DATA_BYTES],
     pub(crate) replay: ReplayProtection,
     pub(crate) disconnect_reason: DisconnectReason,
@@ -69,6 +75,7 @@ impl ClientSlot {
         last_receive: Duration::ZERO,
         timeout: None,
         mapping: None,
+        receive_key: None,
         user_data: [0; USER_DATA_BYTES],
         replay: ReplayProtection::new(),
         disconnect_reason: DisconnectReason::None,

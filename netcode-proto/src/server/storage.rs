@@ -1,5 +1,8 @@
 //! Where a server keeps its state, sized by the caller.
 //!
+//! STANDARD.md: *Server-Side Overview* (the slots) and the tables of
+//! *Processing Connection Requests*.
+//!
 //! The core never allocates, so a server's tables live in a
 //! [`ServerStorage`] the caller provides: [`ArrayStorage`] for a fixed slot
 //! count known at compile time (works without an allocator, for example in
@@ -11,11 +14,15 @@
 //! buckets of three hash indices kept at most half full. The history must
 //! hold every token used within one token lifetime, so [`HeapStorage::new`]
 //! never goes below the reference's fixed sizes (1024 mappings, 2048 history
-//! entries) however few slots it has; [`HeapStorage::with_tables`] sets all
-//! three sizes freely.
+//! entries) however few slots it has. [`HeapStorage::with_token_history`]
+//! sizes the history by a [`TokenHistorySize`] (what a size absorbs against
+//! a flood of valid tokens is worked out in `sizing.rs`, on that type), and
+//! [`HeapStorage::with_tables`] sets all three sizes freely.
 
 use super::history::TokenEntry;
 use super::mapping::Mapping;
+#[cfg(doc)]
+use super::sizing::TokenHistorySize;
 use super::slot::ClientSlot;
 
 /// Encryption mappings per client slot (the reference has 1024 for 256 slots).
@@ -132,6 +139,7 @@ mod heap {
     use alloc::boxed::Box;
     use alloc::vec;
 
+    use super::super::sizing::TokenHistorySize;
     use super::*;
 
     /// Storage for a slot count chosen at run time, on the heap.
@@ -151,10 +159,18 @@ mod heap {
         /// per-slot ratios but never fewer than [`MIN_MAPPINGS`] mappings
         /// and [`MIN_TOKENS`] history entries.
         pub fn new(slots: usize) -> Self {
+            Self::with_token_history(slots, TokenHistorySize::REFERENCE)
+        }
+
+        /// Empty storage for `slots` client slots with the reference's
+        /// mappings (4 per slot, at least [`MIN_MAPPINGS`]) and a connect
+        /// token history of `history` (see [`TokenHistorySize`] for what a
+        /// size absorbs against a flood of valid tokens).
+        pub fn with_token_history(slots: usize, history: TokenHistorySize) -> Self {
             Self::with_tables(
                 slots,
-                (slots * MAPPINGS_PER_SLOT).max(MIN_MAPPINGS),
-                (slots * TOKENS_PER_SLOT).max(MIN_TOKENS),
+                slots.saturating_mul(MAPPINGS_PER_SLOT).max(MIN_MAPPINGS),
+                history.entries(slots),
             )
         }
 

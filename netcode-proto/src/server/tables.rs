@@ -1,23 +1,31 @@
 //! Operations on a server's tables: the encryption mappings, the connect
 //! token history and the free-slot bitmap, each kept O(1) per packet through
-//! the hash indices and free lists.
+//! the hash indices, and O(log n) per admitted request through the expiry
+//! heaps (`expiry.rs`) that find a free or lapsed entry without a scan.
+//!
+//! STANDARD.md: *Processing Connection Requests* (the encryption mappings and
+//! the connect token history) and *Processing Connection Response Packets*
+//! (the free slot).
 
 use core::net::SocketAddr;
 use core::time::Duration;
 
 use super::compact::{Endpoint, Link, Nanos};
+use super::expiry;
 use super::history::{TokenEntry, TokenState};
 use super::index::{self, Hasher};
 use super::mapping::Mapping;
 use super::storage::Tables;
 use crate::constants::MAC_BYTES;
 use crate::crypto::Key;
+use crate::timing::TokenTimeout;
 
-/// Free-list heads, kept beside the tables.
+/// How many entries of the mapping table and of the token history are live:
+/// the lengths of their expiry heaps, kept beside the tables.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct FreeLists {
-    pub(crate) mappings: Option<u32>,
-    pub(crate) tokens: Option<u32>,
+pub(crate) struct Occupancy {
+    pub(crate) mappings: usize,
+    pub(crate) tokens: usize,
 }
 
 /// Result of looking a connect token up in the history.
@@ -32,8 +40,8 @@ pub(crate) enum TokenLookup {
 }
 
 impl Tables<'_> {
-    /// Empties every table and rebuilds the free lists.
-    pub(crate) fn reset(&mut self, free: &mut FreeLists) {
+    /// Empties every table.
+    pub(crate) fn reset(&mut self, live: &mut Occupancy) {
         for slot in self.slots.iter_mut() {
             slot.clear();
         }
@@ -50,22 +58,10 @@ impl Tables<'_> {
                 (1u64 << count) - 1
             };
         }
-        free.mappings = None;
-        for i in (0..self.mappings.len()).rev() {
-            self.mappings[i] = Mapping {
-                next_free: Link::from_option(free.mappings),
-                ..Mapping::EMPTY
-            };
-            free.mappings = Some(i as u32);
-        }
-        free.tokens = None;
-        for i in (0..self.tokens.len()).rev() {
-            self.tokens[i] = TokenEntry {
-                next_free: Link::from_option(free.tokens),
-                ..TokenEntry::EMPTY
-            };
-            free.tokens = Some(i as u32);
-        }
+        self.mappings.fill(Mapping::EMPTY);
+        expiry::reset(self.mappings, &mut live.mappings);
+        self.tokens.fill(TokenEntry::EMPTY);
+        expiry::reset(self.tokens, &mut live.tokens);
     }
 
     // ---- client slots ----
@@ -139,7 +135,7 @@ impl Tables<'_> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn add_mapping(
         &mut self,
-        free: &mut FreeLists,
+        live: &mut Occupancy,
         hasher: &Hasher,
         now: Duration,
         address: SocketAddr,
@@ -155,61 +151,76 @@ impl Tables<'_> {
         let index = match existing {
             Some(i) => i,
             None => {
-                let i = self.take_free_mapping(free, hasher, now)?;
+                let i = self.free_mapping(live, hasher, now)?;
                 index::insert(self.address_index, hasher.address(&address), i);
                 i
             }
         };
         let now = Nanos::new(now);
-        let expire_time =
-            u64::try_from(timeout_seconds).map_or(Nanos::NEVER, |s| now.after_seconds(s));
+        let timeout = TokenTimeout::new(timeout_seconds);
+        let expire_time = timeout
+            .handshake_seconds()
+            .map_or(Nanos::NEVER, |s| now.after_seconds(s));
         let m = &mut self.mappings[index];
         m.address = Endpoint::new(&address);
         m.send_key = send_key.clone();
         m.receive_key = receive_key.clone();
-        m.timeout_seconds = timeout_seconds;
+        m.timeout = timeout;
         m.expire_time = expire_time;
         m.last_access = now;
         m.token_entry = Link::to(token_entry);
-        m.next_free = Link::NONE;
+        match existing {
+            Some(_) => {
+                let position = m.heap_position as usize;
+                expiry::rekeyed(self.mappings, live.mappings, position);
+            }
+            None => expiry::admit_free(self.mappings, &mut live.mappings),
+        }
         Some(index)
     }
 
-    /// Pops a free mapping; when none is free, first reclaims every lapsed
-    /// mapping that no client owns (a scan, but only when the table is full).
-    fn take_free_mapping(
+    /// Gives mapping `index` to the client in `slot`: it no longer expires.
+    pub(crate) fn own_mapping(&mut self, live: &Occupancy, index: usize, slot: usize) {
+        let m = &mut self.mappings[index];
+        m.expire_time = Nanos::NEVER;
+        m.client_index = Link::to(slot as u32);
+        let position = m.heap_position as usize;
+        expiry::rekeyed(self.mappings, live.mappings, position);
+    }
+
+    /// The free mapping the next admission takes: a free one if any, else
+    /// the heap's root if it is a lapsed mapping no client owns (then
+    /// freed). The root is the only candidate: if any unowned mapping has
+    /// lapsed, the one with the earliest expiry has.
+    fn free_mapping(
         &mut self,
-        free: &mut FreeLists,
+        live: &mut Occupancy,
         hasher: &Hasher,
         now: Duration,
     ) -> Option<usize> {
-        if free.mappings.is_none() {
-            for i in 0..self.mappings.len() {
-                let m = &self.mappings[i];
-                if m.address.is_some() && m.client_index == Link::NONE && m.expired(now) {
-                    self.remove_mapping(free, hasher, i);
-                }
-            }
+        if let Some(i) = expiry::first_free(self.mappings, live.mappings) {
+            return Some(i);
         }
-        let i = free.mappings? as usize;
-        free.mappings = self.mappings[i].next_free.get();
-        self.mappings[i].next_free = Link::NONE;
-        Some(i)
+        let root = expiry::root(self.mappings, live.mappings)?;
+        let m = &self.mappings[root];
+        if m.client_index != Link::NONE || !m.expired(now) {
+            return None;
+        }
+        self.remove_mapping(live, hasher, root);
+        Some(root)
     }
 
     /// Frees a mapping and drops it from the address index.
-    pub(crate) fn remove_mapping(&mut self, free: &mut FreeLists, hasher: &Hasher, index: usize) {
+    pub(crate) fn remove_mapping(&mut self, live: &mut Occupancy, hasher: &Hasher, index: usize) {
         if let Some(address) = self.mappings[index].address.get() {
             let mappings = &*self.mappings;
             index::remove(self.address_index, hasher.address(&address), index, |i| {
                 mappings[i].address.get().map_or(0, |a| hasher.address(&a))
             });
         }
-        self.mappings[index] = Mapping {
-            next_free: Link::from_option(free.mappings),
-            ..Mapping::EMPTY
-        };
-        free.mappings = Some(index as u32);
+        let position = self.mappings[index].heap_position as usize;
+        expiry::remove_at(self.mappings, &mut live.mappings, position);
+        self.mappings[index] = self.mappings[index].cleared();
     }
 
     // ---- connect token history ----
@@ -220,7 +231,7 @@ impl Tables<'_> {
     /// is refused everywhere; a full history refuses rather than evicts.
     pub(crate) fn find_or_add_token(
         &mut self,
-        free: &mut FreeLists,
+        live: &mut Occupancy,
         hasher: &Hasher,
         address: SocketAddr,
         mac: &[u8; MAC_BYTES],
@@ -233,46 +244,123 @@ impl Tables<'_> {
         });
         if let Some(i) = found {
             let entry = &tokens[i];
-            let own_retry = entry.state == TokenState::Pending && entry.address.matches(&address);
+            let own_retry = matches!(entry.state, TokenState::Pending { .. })
+                && entry.address.matches(&address);
             return if own_retry {
                 TokenLookup::Admitted(i as u32)
             } else {
                 TokenLookup::Refused
             };
         }
-        if free.tokens.is_none() {
-            for i in 0..self.tokens.len() {
-                let e = &self.tokens[i];
-                if e.state != TokenState::Free && e.expire_timestamp <= current_timestamp {
-                    self.free_token(free, hasher, i);
+        let i = match expiry::first_free(self.tokens, live.tokens) {
+            Some(i) => i,
+            // The root expires first: if it has not expired, none has.
+            None => match expiry::root(self.tokens, live.tokens) {
+                Some(root) if self.tokens[root].expire_timestamp <= current_timestamp => {
+                    self.free_token(live, hasher, root);
+                    root
                 }
-            }
-        }
-        let Some(i) = free.tokens else {
-            return TokenLookup::Full;
+                _ => return TokenLookup::Full,
+            },
         };
-        let i = i as usize;
-        free.tokens = self.tokens[i].next_free.get();
         self.tokens[i] = TokenEntry {
-            state: TokenState::Pending,
+            state: TokenState::Pending { durable: false },
             mac: *mac,
             address: Endpoint::new(&address),
             expire_timestamp,
-            next_free: Link::NONE,
+            ..self.tokens[i].cleared()
         };
         index::insert(self.token_index, hasher.mac(mac), i);
+        expiry::admit_free(self.tokens, &mut live.tokens);
         TokenLookup::Admitted(i as u32)
     }
 
-    pub(crate) fn consume_token(&mut self, entry: u32) {
+    /// Frees every history entry whose token expired at or before
+    /// `current_timestamp`, earliest first: O(log n) each, and nothing when
+    /// none has.
+    pub(crate) fn free_expired_tokens(
+        &mut self,
+        live: &mut Occupancy,
+        hasher: &Hasher,
+        current_timestamp: u64,
+    ) {
+        while let Some(root) = expiry::root(self.tokens, live.tokens) {
+            if self.tokens[root].expire_timestamp > current_timestamp {
+                break;
+            }
+            self.free_token(live, hasher, root);
+        }
+    }
+
+    /// Marks history entry `entry`, linked from the mapping of a client now
+    /// connecting from `address`, consumed. The entry must still be that
+    /// handshake's: pending, from that address. (Once its token expired, a
+    /// never-lapsing mapping may outlive the entry, which may then hold
+    /// another address's token.)
+    pub(crate) fn consume_token(&mut self, entry: u32, address: &SocketAddr) {
         if let Some(e) = self.tokens.get_mut(entry as usize)
-            && e.state == TokenState::Pending
+            && matches!(e.state, TokenState::Pending { .. })
+            && e.address.matches(address)
         {
             e.state = TokenState::Consumed;
         }
     }
 
-    fn free_token(&mut self, free: &mut FreeLists, hasher: &Hasher, index: usize) {
+    /// Whether history entry `entry` was made durable (or needs not be:
+    /// consumed entries were durable before their first packet).
+    pub(crate) fn token_durable(&self, entry: u32) -> bool {
+        self.tokens.get(entry as usize).is_some_and(|e| {
+            matches!(
+                e.state,
+                TokenState::Pending { durable: true } | TokenState::Consumed
+            )
+        })
+    }
+
+    /// Records that history entry `entry`'s token is durable.
+    pub(crate) fn mark_token_durable(&mut self, entry: u32) {
+        if let Some(e) = self.tokens.get_mut(entry as usize)
+            && let TokenState::Pending { durable } = &mut e.state
+        {
+            *durable = true;
+        }
+    }
+
+    /// Adds a token used in an earlier run as consumed: refused from every
+    /// address until it expires. A token already in the history stays as
+    /// it is. Returns false when no entry is free.
+    pub(crate) fn restore_token(
+        &mut self,
+        live: &mut Occupancy,
+        hasher: &Hasher,
+        address: &SocketAddr,
+        mac: &[u8; MAC_BYTES],
+        expire_timestamp: u64,
+    ) -> bool {
+        let tokens = &*self.tokens;
+        let known = index::find(self.token_index, hasher.mac(mac), |i| {
+            tokens[i].state != TokenState::Free && tokens[i].mac == *mac
+        });
+        if known.is_some() {
+            return true;
+        }
+        let Some(i) = expiry::first_free(self.tokens, live.tokens) else {
+            return false;
+        };
+        self.tokens[i] = TokenEntry {
+            state: TokenState::Consumed,
+            mac: *mac,
+            address: Endpoint::new(address),
+            expire_timestamp,
+            ..self.tokens[i].cleared()
+        };
+        index::insert(self.token_index, hasher.mac(mac), i);
+        expiry::admit_free(self.tokens, &mut live.tokens);
+        true
+    }
+
+    /// Frees the history entry at the heap's root, `index`.
+    fn free_token(&mut self, live: &mut Occupancy, hasher: &Hasher, index: usize) {
         let tokens = &*self.tokens;
         index::remove(
             self.token_index,
@@ -280,10 +368,7 @@ impl Tables<'_> {
             index,
             |i| hasher.mac(&tokens[i].mac),
         );
-        self.tokens[index] = TokenEntry {
-            next_free: Link::from_option(free.tokens),
-            ..TokenEntry::EMPTY
-        };
-        free.tokens = Some(index as u32);
+        expiry::remove_at(self.tokens, &mut live.tokens, 0);
+        self.tokens[index] = self.tokens[index].cleared();
     }
 }

@@ -1,3 +1,5 @@
+//! The challenge token (STANDARD.md: *Challenge Token*).
+
 use crate::constants::{CHALLENGE_TOKEN_BYTES, MAC_BYTES, USER_DATA_BYTES};
 use crate::crypto::{self, DecryptError, Key, Tag, sequence_nonce};
 
@@ -45,8 +47,8 @@ impl ChallengeToken {
         buffer
     }
 
-    /// Decrypts a sealed token in place and reads it. On failure the buffer
-    /// is unchanged.
+    /// Decrypts a sealed token in place and reads it. On failure the
+    /// contents of the buffer are unspecified.
     pub fn decrypt(
         buffer: &mut [u8; CHALLENGE_TOKEN_BYTES],
         sequence: u64,

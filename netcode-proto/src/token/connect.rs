@@ -1,3 +1,6 @@
+//! The public connect token a client is given (STANDARD.md: *Connect
+//! Token*, the public part).
+
 use crate::address::{AddressList, read_address_list, write_address_list};
 use crate::bytes::{Reader, Writer};
 use crate::constants::{

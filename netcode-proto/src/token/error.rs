@@ -1,3 +1,6 @@
+//! Why a token could not be read, written or made (STANDARD.md: *Connect
+//! Token*, *Challenge Token*).
+
 use crate::address::AddressError;
 use crate::crypto::DecryptError;
 

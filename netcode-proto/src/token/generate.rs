@@ -1,3 +1,6 @@
+//! Making connect tokens, as a web backend does (STANDARD.md: *Connect
+//! Token*, "generating a connect token").
+
 use core::net::SocketAddr;
 
 use rand_core::CryptoRng;

@@ -1,5 +1,7 @@
 //! Connect tokens and challenge tokens.
 //!
+//! STANDARD.md: *Connect Token*, *Challenge Token*.
+//!
 //! * [`ConnectToken`]: the 2048-byte public token a web backend hands to a
 //!   client, made by [`generate_connect_token`].
 //! * [`PrivateConnectToken`]: the part only the backend and the dedicated

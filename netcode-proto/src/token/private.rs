@@ -1,3 +1,6 @@
+//! The private connect token, sealed with XChaCha20-Poly1305 (STANDARD.md:
+//! *Connect Token*, the private part and its encryption).
+
 use crate::address::{AddressList, read_address_list, write_address_list};
 use crate::bytes::{Reader, Writer};
 use crate::constants::{
@@ -107,8 +110,8 @@ impl PrivateConnectToken {
     /// Decrypts a sealed private token in place and reads it.
     ///
     /// On success the first 1008 bytes of `buffer` hold the plaintext and the
-    /// last 16 still hold the tag; on a decryption failure the buffer is
-    /// unchanged.
+    /// last 16 still hold the tag; on a decryption failure the contents of
+    /// the first 1008 are unspecified.
     pub fn decrypt(
         buffer: &mut [u8; CONNECT_TOKEN_PRIVATE_BYTES],
         protocol_id: u64,

@@ -1,0 +1,118 @@
+//! Everything a server sends: payloads (a keep-alive first while the
+//! client is unconfirmed), keep-alives, packets to a slot under its key and
+//! sequence, and challenges and denials from the global sequence
+//! (STANDARD.md: *Connected Clients*, *Nonce Reuse and Server Restarts*).
+
+use core::net::SocketAddr;
+use core::time::Duration;
+
+use super::{Server, ServerEvent, ServerStorage, compact};
+use crate::constants::{MAX_ENCRYPTED_PACKET_BYTES, is_payload_size};
+use crate::crypto::Key;
+use crate::io::Output;
+use crate::packet::{KeepAlivePacket, Packet, write_packet};
+use crate::session::{SendError, Sent};
+
+impl<S: ServerStorage> Server<S> {
+    /// Sends a payload of 1 to 1200 bytes to slot `index`. Until the client
+    /// confirms its connection, a keep-alive goes first so it learns its slot.
+    pub fn send_payload<O: Output<ServerEvent>>(
+        &mut self,
+        now: Duration,
+        index: usize,
+        payload: &[u8],
+        out: &mut O,
+    ) -> Result<Sent, SendError> {
+        if !is_payload_size(payload.len()) {
+            return Err(SendError::PayloadSize);
+        }
+        if !self.running {
+            return Err(SendError::NotRunning);
+        }
+        if index >= self.max_clients {
+            return Err(SendError::InvalidClientIndex);
+        }
+        let tables = self.storage.tables();
+        let slot = &mut tables.slots[index];
+        if !slot.connected {
+            return Err(SendError::NotConnected);
+        }
+        if slot.loopback {
+            let sequence = slot.sequence;
+            slot.sequence += 1;
+            slot.last_send = now;
+            return Ok(Sent::Loopback {
+                client_index: index,
+                sequence,
+            });
+        }
+        if !slot.confirmed {
+            self.send_keep_alive(now, index, out);
+        }
+        self.send_to_slot(now, index, &Packet::Payload(payload), out);
+        Ok(Sent::Network)
+    }
+
+    pub(super) fn send_keep_alive<O: Output<ServerEvent>>(
+        &mut self,
+        now: Duration,
+        index: usize,
+        out: &mut O,
+    ) {
+        let keep_alive = KeepAlivePacket {
+            client_index: index as u32,
+            max_clients: self.max_clients as u32,
+        };
+        self.send_to_slot(now, index, &Packet::KeepAlive(keep_alive), out);
+    }
+
+    /// Sends a packet to a connected slot with its key and next sequence.
+    pub(super) fn send_to_slot<O: Output<ServerEvent>>(
+        &mut self,
+        now: Duration,
+        index: usize,
+        packet: &Packet<'_>,
+        out: &mut O,
+    ) {
+        let tables = self.storage.tables();
+        let slot = &mut tables.slots[index];
+        let (Some(mapping), Some(address)) = (slot.mapping, slot.address) else {
+            return;
+        };
+        let Some(mapping) = tables.mappings.get_mut(mapping as usize) else {
+            return;
+        };
+        let sequence = slot.sequence;
+        slot.sequence += 1;
+        slot.last_send = now;
+        mapping.last_access = compact::Nanos::new(now);
+        let mut buffer = [0u8; MAX_ENCRYPTED_PACKET_BYTES];
+        if let Ok(n) = write_packet(
+            packet,
+            sequence,
+            &mapping.send_key,
+            self.config.protocol_id,
+            &mut buffer,
+        ) {
+            out.send(address, &buffer[..n]);
+            self.stats.count_sent(packet.packet_type());
+        }
+    }
+
+    /// Sends a challenge or denial from the global sequence.
+    pub(super) fn send_global<O: Output<ServerEvent>>(
+        &mut self,
+        to: SocketAddr,
+        packet: &Packet<'_>,
+        key: &Key,
+        out: &mut O,
+    ) {
+        let sequence = self.global_sequence;
+        self.global_sequence = self.global_sequence.wrapping_add(1);
+        let mut buffer = [0u8; MAX_ENCRYPTED_PACKET_BYTES];
+        if let Ok(n) = write_packet(packet, sequence, key, self.config.protocol_id, &mut buffer) {
+            out.send(to, &buffer[..n]);
+            self.stats.count_sent(packet.packet_type());
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Time passing on a server, and clients leaving: keep-alives when a
+//! client has heard nothing for the send interval, timeouts, and
+//! disconnects with their redundant packets (STANDARD.md: *Connected
+//! Clients*).
+
+use core::time::Duration;
+
+use super::{DisconnectReason, Server, ServerEvent, ServerStorage};
+use crate::io::Output;
+use crate::packet::Packet;
+use crate::timing::{NUM_DISCONNECT_PACKETS, SERVER_KEEP_ALIVE, SERVER_TIMEOUT, after, next_send};
+
+impl<S: ServerStorage> Server<S> {
+    /// Sends keep-alives that are due and applies timeouts. Handle the
+    /// datagrams that arrived first. `unix_seconds` (the wall clock) is
+    /// kept for the connection requests handled until the next update, and
+    /// frees the connect token history entries whose tokens expired by then.
+    pub fn update<O: Output<ServerEvent>>(
+        &mut self,
+        now: Duration,
+        unix_seconds: u64,
+        out: &mut O,
+    ) {
+        self.time = now;
+        self.unix_time = unix_seconds;
+        if !self.running {
+            return;
+        }
+        let hasher = self.hasher;
+        self.storage
+            .tables()
+            .free_expired_tokens(&mut self.live, &hasher, unix_seconds);
+        let mut deadline: Option<Duration> = None;
+        for index in 0..self.max_clients {
+            let slot = &self.storage.slots()[index];
+            if !slot.connected || slot.loopback {
+                continue;
+            }
+            if SERVER_KEEP_ALIVE.holds(next_send(slot.last_send), now) {
+                self.send_keep_alive(now, index, out);
+            }
+            let slot = &self.storage.slots()[index];
+            if let Some(timeout) = slot.timeout {
+                let expires = after(slot.last_receive, timeout);
+                if SERVER_TIMEOUT.holds(expires, now) {
+                    self.disconnect_slot(index, DisconnectReason::TimedOut, false, out);
+                    continue;
+                }
+                let expires = SERVER_TIMEOUT.earliest(expires);
+                deadline = Some(deadline.map_or(expires, |d| d.min(expires)));
+            }
+            let slot = &self.storage.slots()[index];
+            let keep_alive = SERVER_KEEP_ALIVE.earliest(next_send(slot.last_send));
+            deadline = Some(deadline.map_or(keep_alive, |d| d.min(keep_alive)));
+        }
+        self.deadline = deadline;
+    }
+
+    /// Disconnects the client in slot `index` with 10 disconnect packets.
+    /// Loopback slots are left alone (use
+    /// [`disconnect_loopback_client`](Self::disconnect_loopback_client)).
+    pub fn disconnect_client<O: Output<ServerEvent>>(&mut self, index: usize, out: &mut O) {
+        if self.connected_slot(index).is_some_and(|s| !s.loopback) {
+            self.disconnect_slot(index, DisconnectReason::ServerDisconnect, true, out);
+        }
+    }
+
+    /// Disconnects every network client (loopback slots stay).
+    pub fn disconnect_all_clients<O: Output<ServerEvent>>(&mut self, out: &mut O) {
+        for index in 0..self.max_clients {
+            self.disconnect_client(index, out);
+        }
+    }
+
+    pub(super) fn disconnect_slot<O: Output<ServerEvent>>(
+        &mut self,
+        index: usize,
+        reason: DisconnectReason,
+        send_packets: bool,
+        out: &mut O,
+    ) {
+        let slot = &self.storage.slots()[index];
+        let (client_id, address, loopback) = (slot.client_id, slot.address, slot.loopback);
+        self.storage.tables().slots[index].disconnect_reason = reason;
+        out.event(ServerEvent::ClientDisconnected {
+            client_index: index,
+            client_id,
+            address,
+            reason,
+        });
+        if send_packets && !loopback {
+            for _ in 0..NUM_DISCONNECT_PACKETS {
+                self.send_to_slot(self.time, index, &Packet::Disconnect, out);
+            }
+        }
+        let hasher = self.hasher;
+        let mut tables = self.storage.tables();
+        tables.unindex_client_id(&hasher, index);
+        if let Some(mapping) = tables.slots[index].mapping {
+            tables.remove_mapping(&mut self.live, &hasher, mapping as usize);
+        }
+        tables.slots[index].clear();
+        tables.mark_slot(index, true);
+        self.num_connected -= 1;
+    }
+}
