@@ -75,6 +75,15 @@ pub enum CreateError {
     },
     /// The server's tables could not be set up (C: `ALLOCATE_SERVER_FAILED`).
     AllocateServer,
+    /// The token history file (`ServerConfig::token_history_file`) could not
+    /// be read or written. (A damaged file is not this error: the server
+    /// logs why and starts a new one.)
+    TokenHistory {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        source: io::Error,
+    },
     /// A transport built on [`transport`](crate::transport) could not take
     /// the new socket over: for `netcode-mio`, registering it with the
     /// caller's `mio::Registry` failed.
@@ -101,6 +110,9 @@ impl core::fmt::Display for CreateError {
             Self::AddrInUse { address } => write!(f, "address {address} is already in use"),
             Self::Bind { address, source } => write!(f, "could not bind {address}: {source}"),
             Self::AllocateServer => f.write_str("could not set up the server's tables"),
+            Self::TokenHistory { path, source } => {
+                write!(f, "token history file {}: {source}", path.display())
+            }
             Self::Register { family, source } => {
                 write!(f, "could not register the {family} socket: {source}")
             }
@@ -114,7 +126,8 @@ impl std::error::Error for CreateError {
             Self::ParseAddress(e) | Self::ParseAddress2(e) => Some(e),
             Self::CreateSocket { source, .. }
             | Self::Bind { source, .. }
-            | Self::Register { source, .. } => Some(source),
+            | Self::Register { source, .. }
+            | Self::TokenHistory { source, .. } => Some(source),
             Self::SameFamily(_) | Self::AddrInUse { .. } | Self::AllocateServer => None,
         }
     }

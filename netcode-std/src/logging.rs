@@ -212,6 +212,9 @@ fn refusal_text(reason: DropReason) -> &'static str {
             "the token history is full of unexpired tokens (more tokens per lifetime than it holds)"
         }
         DropReason::MappingTableFull => "no room for another pending connection",
+        DropReason::TokenNotDurable => {
+            "the token history file could not record its token (see the warning before)"
+        }
         DropReason::ChallengeTokenInvalid => {
             "its challenge token does not decrypt (sent before this server's last start?)"
         }

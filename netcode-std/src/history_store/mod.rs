@@ -258,7 +258,8 @@ impl HistoryStore {
         self.tokens.is_empty()
     }
 
-    fn history(&self) -> StoredHistory {
+    /// What the file holds now, to start (or restart) a server with.
+    pub fn history(&self) -> StoredHistory {
         StoredHistory {
             recorded_since: self.recorded_since,
             tokens: self.tokens.clone(),

@@ -43,6 +43,24 @@ pub struct ServerConfig {
     /// of each public address's family at its port, as the reference does;
     /// [`BindMode::Exact`] binds the public addresses themselves.
     pub bind_mode: BindMode,
+    /// A file that keeps the history of used connect tokens across
+    /// restarts (`None`, the default: no file). See [`history_store`](crate::history_store).
+    ///
+    /// Without it a started server refuses every token that may have been
+    /// issued before its start (the restart rule) for
+    /// `max_connect_token_lifetime` seconds, as the reference does: a
+    /// restarted server cannot tell which tokens it already used, and one
+    /// used again would repeat packet nonces under the same keys. With it,
+    /// each used token is written and synced before the first packet under
+    /// its keys leaves, restored on start and refused until it expires, so
+    /// tokens issued before a restart are accepted at once (those issued
+    /// after the file began; the restart rule still covers the lifetime
+    /// before it). Choose it where restarts are routine
+    /// (rolling deploys, crash recovery) and players must not wait out the
+    /// window; it costs one `fsync` per new connection. A damaged file is
+    /// never trusted: the server logs why and starts a new one, behind the
+    /// restart rule.
+    pub token_history_file: Option<std::path::PathBuf>,
 }
 
 /// Which local address a server's sockets bind.
@@ -70,6 +88,7 @@ impl ServerConfig {
             socket_buffer_bytes: DEFAULT_SOCKET_BUFFER_BYTES,
             packet_tagging: PacketTagging::Off,
             bind_mode: BindMode::Unspecified,
+            token_history_file: None,
         }
     }
 }

@@ -6,10 +6,11 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 
 use netcode_proto::io::Output;
-use netcode_proto::server::ServerEvent;
+use netcode_proto::server::{ServerEvent, UsedToken};
 use netcode_proto::stats::DroppedDatagram;
 
 use crate::events::EventQueue;
+use crate::history_store::HistoryStore;
 use crate::link::{HasLink, Link};
 use crate::logging::{DropLog, TARGET};
 use crate::packet::{PACKET_QUEUE_SIZE, PacketPool, PacketQueue, ReceivedPacket};
@@ -31,10 +32,12 @@ pub(crate) struct ServerIo<S> {
     /// Payloads for loopback clients, with their slots, oldest first.
     loopback: VecDeque<(usize, ReceivedPacket)>,
     pub(crate) log: DropLog,
+    /// The durable token history, when the config names a file.
+    pub(crate) store: Option<HistoryStore>,
 }
 
 impl<S: Socket> ServerIo<S> {
-    pub(crate) fn new(link: Link<S>) -> Self {
+    pub(crate) fn new(link: Link<S>, store: Option<HistoryStore>) -> Self {
         Self {
             link,
             events: EventQueue::new(),
@@ -42,6 +45,7 @@ impl<S: Socket> ServerIo<S> {
             pool: PacketPool::new(SERVER_POOL_LIMIT),
             loopback: VecDeque::new(),
             log: DropLog::new(),
+            store,
         }
     }
 
@@ -136,5 +140,21 @@ impl<S: Socket> Output<ServerEvent> for ServerIo<S> {
 
     fn dropped(&mut self, dropped: DroppedDatagram) {
         self.log.dropped(dropped, true);
+    }
+
+    /// Writes and syncs the token's record before anything leaves under
+    /// its keys; a failure refuses the token (it is asked again on the
+    /// client's next request).
+    fn persist_used_token(&mut self, token: &UsedToken) -> bool {
+        let Some(store) = &mut self.store else {
+            return false;
+        };
+        match store.record(token) {
+            Ok(()) => true,
+            Err(e) => {
+                log::warn!(target: TARGET, "token history store {}: {e}; the token is refused", store.path().display());
+                false
+            }
+        }
     }
 }

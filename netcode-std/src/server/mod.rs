@@ -26,6 +26,7 @@ use crate::address::ToAddress;
 use crate::batch::{Batch, Batching, sealed};
 use crate::clock::Clock;
 use crate::error::{CreateError, Family};
+use crate::history_store::{HistoryStore, StoreError};
 use crate::link::{self, Inbox, Link, Outbox};
 use crate::logging::TARGET;
 use crate::packet::PacketQueue;
@@ -105,6 +106,8 @@ pub struct Server<S: Socket = StdSocket> {
     rng: OsRandom,
     /// Whether a [`Batch`] holds the outgoing datagrams.
     batching: bool,
+    /// Unix time at which the token history file is next compacted.
+    next_compaction: u64,
 }
 
 impl Server<StdSocket> {
@@ -186,16 +189,21 @@ impl<S: Socket> Server<S> {
         core_config.max_connect_token_lifetime = config.max_connect_token_lifetime;
         let core = Core::new(core_config.clone(), HeapStorage::new(MIN_TABLE_SLOTS))
             .map_err(|_| CreateError::AllocateServer)?;
+        let store = match &config.token_history_file {
+            Some(path) => Some(open_store(path)?),
+            None => None,
+        };
         let link = Link::new(sockets, Outbox::new(BATCH_DATAGRAMS));
         Ok(Self {
             core,
             core_config,
-            io: ServerIo::new(link),
+            io: ServerIo::new(link, store),
             inbox: Inbox::new(BATCH_DATAGRAMS),
             clock: Clock::new(),
             retired: Stats::new(),
             rng: os_random(),
             batching: false,
+            next_compaction: 0,
         })
     }
 
@@ -213,9 +221,33 @@ impl<S: Socket> Server<S> {
             let old = std::mem::replace(&mut self.core, core);
             accumulate(&mut self.retired, old.stats());
         }
-        let started = self
-            .core
-            .start(now, unix_time(), max_clients, &mut self.rng, &mut self.io);
+        let unix = unix_time();
+        let started = match self.io.store.as_ref().map(|s| s.history()) {
+            Some(history) => {
+                let restored = self.core.start_restored(
+                    now,
+                    unix,
+                    max_clients,
+                    &mut self.rng,
+                    &history.restored(),
+                    &mut self.io,
+                );
+                if restored == Err(ServerError::HistoryTooLarge) {
+                    log::warn!(
+                        target: TARGET,
+                        "token history file holds {} tokens, more than the server's history: started behind the restart rule instead",
+                        history.tokens.len()
+                    );
+                    self.core
+                        .start(now, unix, max_clients, &mut self.rng, &mut self.io)
+                } else {
+                    restored
+                }
+            }
+            None => self
+                .core
+                .start(now, unix, max_clients, &mut self.rng, &mut self.io),
+        };
         self.finish();
         started?;
         if self.io.queues.len() < max_clients {
@@ -266,8 +298,25 @@ impl<S: Socket> Server<S> {
         let now = self.advance(time);
         self.receive(now, Family::V4);
         self.receive(now, Family::V6);
-        self.core.update(now, unix_time(), &mut self.io);
+        let unix = unix_time();
+        self.core.update(now, unix, &mut self.io);
         self.finish();
+        self.compact_store(unix);
+    }
+
+    /// Rewrites the token history file without its expired records, once a
+    /// minute.
+    fn compact_store(&mut self, unix: u64) {
+        let Some(store) = &mut self.io.store else {
+            return;
+        };
+        if unix < self.next_compaction {
+            return;
+        }
+        self.next_compaction = unix.saturating_add(STORE_COMPACTION_SECONDS);
+        if let Err(e) = store.compact(unix) {
+            log::warn!(target: TARGET, "token history file {}: compaction failed: {e}", store.path().display());
+        }
     }
 
     /// Reads and handles the datagrams waiting on the socket of `family`
@@ -418,6 +467,33 @@ impl<S: Socket> Drop for Server<S> {
     fn drop(&mut self) {
         self.batching = false;
         self.stop();
+    }
+}
+
+/// How often, in unix seconds, the token history file is compacted.
+const STORE_COMPACTION_SECONDS: u64 = 60;
+
+/// Opens the token history file at `path`, or starts a new one where it is
+/// damaged (logged: a damaged file is never trusted).
+fn open_store(path: &std::path::Path) -> Result<HistoryStore, CreateError> {
+    let unix = unix_time();
+    let failed = |source| CreateError::TokenHistory {
+        path: path.to_path_buf(),
+        source,
+    };
+    match HistoryStore::open(path, unix) {
+        Ok((store, _)) => Ok(store),
+        Err(StoreError::Io(e)) => Err(failed(e)),
+        Err(damage) => {
+            log::warn!(
+                target: TARGET,
+                "token history file {}: {damage}; starting a new one (behind the restart rule)",
+                path.display()
+            );
+            HistoryStore::create(path, unix)
+                .map(|(store, _)| store)
+                .map_err(failed)
+        }
     }
 }
 
