@@ -35,9 +35,9 @@ pub const ADDRESS_BUCKETS_PER_SLOT: usize = 2 * MAPPINGS_PER_SLOT;
 pub const CLIENT_ID_BUCKETS_PER_SLOT: usize = 2;
 /// Token history index buckets per slot: twice the entries.
 pub const TOKEN_BUCKETS_PER_SLOT: usize = 2 * TOKENS_PER_SLOT;
-/// Fewest encryption mappings [`HeapStorage::new`] makes (the reference's count).
+/// Fewest encryption mappings `HeapStorage::new` makes (the reference's count).
 pub const MIN_MAPPINGS: usize = 1024;
-/// Fewest token history entries [`HeapStorage::new`] makes (the reference's
+/// Fewest token history entries `HeapStorage::new` makes (the reference's
 /// count): with fewer, a small server would refuse new connect tokens once a
 /// few dozen were used within one token lifetime.
 pub const MIN_TOKENS: usize = 2048;
