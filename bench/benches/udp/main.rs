@@ -255,13 +255,15 @@ fn line(m: &Measurement) -> String {
         ),
         Err(why) => why.clone(),
     };
-    let calls = m
-        .calls_per_datagram()
-        .map_or("n/a".into(), |c| format!("{c:.3}"));
+    let figure = |f: Option<f64>| f.map_or("n/a".into(), |c| format!("{c:.3}"));
+    let calls = figure(m.calls_per_datagram());
+    let datagrams = figure(m.datagrams_per_payload());
+    let keep_alives = figure(m.keep_alives_per_payload());
     format!(
         "{:.0} payloads/s at the server, {:.0} echoes/s at the clients; \
          server thread {} on a CPU ({} of it in the kernel), {} per payload; \
          datagram system calls per datagram {syscalls}, socket batch calls per datagram {calls}; \
+         server datagrams per payload {datagrams} ({keep_alives} keep-alives); \
          clients' thread {} on a CPU ({} in the kernel), {} per echo; \
          {} lost, {} wrong, {} connected at the end; {} datagrams dropped by full receive \
          buffers (system-wide)",

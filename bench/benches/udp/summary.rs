@@ -100,10 +100,10 @@ fn rows(results: &Results) {
     println!(
         "| server | clients | payloads/s | server CPU per payload | server thread on a CPU | \
          of which kernel | datagram system calls per datagram (perf) | socket batch calls per \
-         datagram (server's count) | clients' CPU per echo | clients' thread on a CPU | lost | \
+         datagram (server's count) | server datagrams per payload (keep-alives) | clients' CPU per echo | clients' thread on a CPU | lost | \
          receive-buffer drops |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for ((pairing, runs), refusal) in (results.pairings.iter())
         .zip(&results.runs)
         .zip(&results.refusals)
@@ -139,13 +139,19 @@ fn rows(results: &Results) {
         let lost: u64 = runs.iter().map(|m| m.lost + m.wrong).sum();
         let drops: Option<u64> = runs.iter().map(|m| m.receive_buffer_drops).sum();
         let drops = drops.map_or("?".into(), |d| d.to_string());
-        let calls = if pairing.server.counts_datagrams() {
-            median_of(runs, Measurement::calls_per_datagram, 3)
+        let (calls, datagrams) = if pairing.server.counts_datagrams() {
+            let datagrams = median_of(runs, Measurement::datagrams_per_payload, 3);
+            let keep_alives = median_of(runs, Measurement::keep_alives_per_payload, 3);
+            (
+                median_of(runs, Measurement::calls_per_datagram, 3),
+                format!("{datagrams} ({keep_alives})"),
+            )
         } else {
-            "n/a (not counted by the server)".into()
+            let not = "n/a (not counted by the server)".to_string();
+            (not.clone(), not)
         };
         println!(
-            "| {server} | {clients} | {} | **{} µs** | {busy} | {} % | {syscalls} | {calls} | {} µs | {} % | {lost} | {drops} |",
+            "| {server} | {clients} | {} | **{} µs** | {busy} | {} % | {syscalls} | {calls} | {datagrams} | {} µs | {} % | {lost} | {drops} |",
             median_of(runs, |m| Some(m.server_pps()), 0),
             median_of(runs, Measurement::server_us_per_payload, 2),
             median_of(runs, |m| Some(m.server_kernel? * 100.0), 0),
@@ -160,7 +166,9 @@ fn rows(results: &Results) {
          the datagrams it moved in the same span (ours and the floor: their own counts; the \
          peers: two per payload echoed). Socket batch calls: the server's calls to its \
          socket's batch methods (ours: transport_stats; on the one-per-call socket each \
-         such call loops over single-datagram calls). lost: payloads not echoed within 0.5 s \
+         such call loops over single-datagram calls). Server datagrams per payload: in and \
+         out, over the payloads echoed (2.000 with nothing else), and in parentheses the \
+         keep-alives among them. lost: payloads not echoed within 0.5 s \
          or echoed wrong, every round. Receive-buffer drops: the system's UDP RcvbufErrors \
          over the measuring windows, every round (all sockets of the machine)."
     );

@@ -27,7 +27,7 @@ use super::PAYLOAD_BYTES;
 use super::clients::{EchoClients, Flow, SWEEP_SECONDS, Tally};
 use super::cpu::Clock;
 use super::net::{BatchedSocket, MAX_WAIT, poll, retry, udp_socket};
-use super::servers::{Counters, EchoServer};
+use super::servers::{Counters, EchoServer, Totals};
 
 /// Receive buffers and their senders for one batch.
 struct Inbox {
@@ -71,10 +71,8 @@ pub(super) struct FloorServer {
     socket: BatchedSocket,
     address: SocketAddr,
     inbox: Inbox,
-    /// Datagrams received and sent.
-    datagrams: u64,
-    /// Calls to the socket's batch methods.
-    calls: u64,
+    /// What it moved (no keep-alives: there is no protocol).
+    totals: Totals,
 }
 
 impl FloorServer {
@@ -94,8 +92,7 @@ impl FloorServer {
             socket: BatchedSocket(socket),
             address: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
             inbox: Inbox::new(),
-            datagrams: 0,
-            calls: 0,
+            totals: Totals::default(),
         })
     }
 }
@@ -119,27 +116,27 @@ impl EchoServer for FloorServer {
         let Inbox { buffers, received } = &mut self.inbox;
         let mut echoed = 0;
         loop {
-            self.calls += 1;
+            self.totals.calls += 1;
             let count = match self.socket.recv_batch(buffers, received) {
                 Ok(count) => count.min(BATCH_DATAGRAMS),
                 Err(e) if retry(&e) => continue,
                 Err(_) => break,
             };
-            self.datagrams += count as u64;
+            self.totals.datagrams += count as u64;
             let transmits: [Transmit<'_>; BATCH_DATAGRAMS] = core::array::from_fn(|i| Transmit {
                 to: received[i].from,
                 datagram: &buffers[i][..received[i].len.min(MAX_PACKET_BYTES)],
             });
             let (calls, sent) = send_all(&self.socket, &transmits[..count]);
-            self.calls += calls;
-            self.datagrams += sent;
+            self.totals.calls += calls;
+            self.totals.datagrams += sent;
             echoed += count as u64;
             if count < BATCH_DATAGRAMS {
                 break;
             }
         }
         counters.echoed(echoed);
-        counters.socket_totals(self.datagrams, self.calls);
+        counters.totals(&self.totals);
         Ok(())
     }
 }

@@ -202,6 +202,9 @@ pub struct Measurement {
     /// them (on Linux one system call each, except on the one-per-call
     /// socket, whose batch methods loop).
     pub server_calls: Option<u64>,
+    /// Keep-alive packets the server sent and received, where it counts
+    /// them (the floor has none).
+    pub server_keep_alives: Option<u64>,
     /// CPU seconds of the server's thread, where the OS says.
     pub server_cpu: Option<f64>,
     /// CPU seconds of the clients' thread, where the OS says.
@@ -262,6 +265,16 @@ impl Measurement {
     /// The server's own count of socket batch calls per datagram.
     pub fn calls_per_datagram(&self) -> Option<f64> {
         Some(self.server_calls? as f64 / self.server_datagrams?.max(1) as f64)
+    }
+
+    /// The server's datagrams per payload echoed (2 with no other traffic).
+    pub fn datagrams_per_payload(&self) -> Option<f64> {
+        Some(self.server_datagrams? as f64 / self.server_payloads.max(1) as f64)
+    }
+
+    /// The server's keep-alives (in and out) per payload echoed.
+    pub fn keep_alives_per_payload(&self) -> Option<f64> {
+        Some(self.server_keep_alives? as f64 / self.server_payloads.max(1) as f64)
     }
 
     /// Datagram system calls per datagram, from `perf stat`.
@@ -362,6 +375,7 @@ fn drive(
         echoes: stop.echoes - start.echoes,
         server_datagrams: counted(|s| s.server_datagrams),
         server_calls: counted(|s| s.server_calls),
+        server_keep_alives: counted(|s| s.server_keep_alives),
         server_cpu: server_cpu.map(|c| c.0),
         client_cpu: client_cpu.map(|c| c.0),
         server_kernel: server_cpu.map(|c| c.1),
@@ -383,6 +397,7 @@ struct Snapshot {
     server_payloads: u64,
     server_datagrams: u64,
     server_calls: u64,
+    server_keep_alives: u64,
     echoes: u64,
     receive_buffer_drops: Option<u64>,
     server_cpu: Option<Cpu>,
@@ -397,6 +412,7 @@ impl Snapshot {
             server_payloads: counts.payloads,
             server_datagrams: counts.datagrams,
             server_calls: counts.calls,
+            server_keep_alives: counts.keep_alives,
             echoes: tally.echoes,
             receive_buffer_drops: net::receive_buffer_drops(),
             server_cpu: server.cpu().and_then(ThreadCpu::read),

@@ -27,7 +27,7 @@ use std::time::Duration;
 use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID};
 use netcode_mio::mio::net::UdpSocket;
 use netcode_mio::mio::{Events, Interest, Poll, Token};
-use netcode_mio::proto::Key;
+use netcode_mio::proto::{Key, PacketType};
 use netcode_mio::std_support::transport::Socket;
 use netcode_mio::{Family, Registered, RegisteredSocket, ServerConfig};
 use renetcode::{NetcodeServer, ServerAuthentication, ServerResult};
@@ -47,6 +47,8 @@ pub(super) struct Counters {
     datagrams: AtomicU64,
     /// Calls to the socket's batch methods, where the server counts them.
     calls: AtomicU64,
+    /// Keep-alive packets sent and received, where the server counts them.
+    keep_alives: AtomicU64,
 }
 
 /// The counters at one moment.
@@ -54,6 +56,18 @@ pub(super) struct Counts {
     pub(super) payloads: u64,
     pub(super) datagrams: u64,
     pub(super) calls: u64,
+    pub(super) keep_alives: u64,
+}
+
+/// A server's running totals of what it moved.
+#[derive(Default)]
+pub(super) struct Totals {
+    /// Datagrams received and sent.
+    pub(super) datagrams: u64,
+    /// Calls to the socket's batch methods.
+    pub(super) calls: u64,
+    /// Keep-alive packets sent and received.
+    pub(super) keep_alives: u64,
 }
 
 impl Counters {
@@ -64,10 +78,11 @@ impl Counters {
         }
     }
 
-    /// Sets the server's running totals of datagrams and socket calls.
-    pub(super) fn socket_totals(&self, datagrams: u64, calls: u64) {
-        self.datagrams.store(datagrams, Relaxed);
-        self.calls.store(calls, Relaxed);
+    /// Sets the server's running totals.
+    pub(super) fn totals(&self, totals: &Totals) {
+        self.datagrams.store(totals.datagrams, Relaxed);
+        self.calls.store(totals.calls, Relaxed);
+        self.keep_alives.store(totals.keep_alives, Relaxed);
     }
 
     fn read(&self) -> Counts {
@@ -75,6 +90,7 @@ impl Counters {
             payloads: self.payloads.load(Relaxed),
             datagrams: self.datagrams.load(Relaxed),
             calls: self.calls.load(Relaxed),
+            keep_alives: self.keep_alives.load(Relaxed),
         }
     }
 }
@@ -304,11 +320,14 @@ impl<S: OursSocket> EchoServer for OursServer<S> {
         }
         drop(server);
         counters.echoed(echoed);
-        let stats = self.server.transport_stats();
-        counters.socket_totals(
-            stats.datagrams_received + stats.datagrams_sent,
-            stats.receive_calls + stats.send_calls,
-        );
+        let transport = self.server.transport_stats();
+        let protocol = self.server.stats();
+        counters.totals(&Totals {
+            datagrams: transport.datagrams_received + transport.datagrams_sent,
+            calls: transport.receive_calls + transport.send_calls,
+            keep_alives: protocol.sent(PacketType::KeepAlive)
+                + protocol.received(PacketType::KeepAlive),
+        });
         Ok(())
     }
 }
