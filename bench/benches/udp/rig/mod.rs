@@ -246,6 +246,12 @@ impl Measurement {
             .map(|cpu| cpu * 1e6 / self.server_payloads.max(1) as f64)
     }
 
+    /// The server thread's CPU per datagram it moved (in or out), in
+    /// microseconds, where it counts its datagrams.
+    pub fn server_us_per_datagram(&self) -> Option<f64> {
+        Some(self.server_cpu? * 1e6 / self.server_datagrams?.max(1) as f64)
+    }
+
     /// The clients' thread's CPU per echo, in microseconds.
     pub fn client_us_per_echo(&self) -> Option<f64> {
         self.client_cpu
