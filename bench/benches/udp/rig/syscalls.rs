@@ -10,7 +10,7 @@
 //! fails, the figure is "n/a" with the reason.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -122,12 +122,8 @@ impl Drop for Counting {
             let _ = child.kill();
             let _ = child.wait();
         }
-        remove(&self.output);
+        let _ = fs::remove_file(&self.output);
     }
-}
-
-fn remove(path: &Path) {
-    let _ = fs::remove_file(path);
 }
 
 /// The sum of the six events in perf's CSV output (`value,unit,event,...`
