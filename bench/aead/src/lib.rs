@@ -1,12 +1,12 @@
 //! ChaCha20-Poly1305 implementations behind one trait, on the messages
-//! netcode encrypts (STANDARD.md, "Packet encryption" and "Encrypted private
-//! connect token"): IETF ChaCha20-Poly1305 with netcode's 12-byte sequence
-//! nonce for packets, XChaCha20-Poly1305 for the 1024-byte private token.
+//! netcode encrypts (STANDARD.md, "Packets" and "Connect Token"): IETF
+//! ChaCha20-Poly1305 with netcode's 12-byte sequence nonce for packets,
+//! XChaCha20-Poly1305 for the 1024-byte private connect token.
 //!
 //! * `seam.rs`: netcode-proto's crypto seam, the portable backend as netcode
 //!   uses it;
 //! * `rustcrypto.rs`: RustCrypto's `chacha20poly1305` AEAD, the portable
-//!   backend before this work, per call and prepared;
+//!   backend before the composed one replaced it, per call and prepared;
 //! * `composed.rs`: the construction composed from the `chacha20` stream
 //!   cipher and a Poly1305 (RustCrypto's, rust-bitcoin's or orion's), the
 //!   keystream drawn in one call or four blocks at a time;
