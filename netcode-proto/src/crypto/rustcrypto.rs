@@ -13,8 +13,9 @@
 //! of which costs a four-block computation on a wide backend. A 100-byte
 //! seal took about 1.35 µs that way; this takes about 0.3 µs, and a
 //! 1200-byte one 1.4 µs instead of 2.1 (BENCHMARKS.md, "The portable backend
-//! on short packets"). The bytes are the same; the tests hold both
-//! constructions to RFC 8439's vector and to the AEAD crate at every length.
+//! on short packets"). The bytes are the same: the tests hold both
+//! constructions to the AEAD crate at every length up to four draws and at
+//! netcode's sizes, and to the vectors of RFC 8439 and the XChaCha20 draft.
 //!
 //! The tag is checked, in constant time (orion compares with `subtle`),
 //! before anything is decrypted, so a failed decryption never touches the
