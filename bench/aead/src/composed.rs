@@ -104,7 +104,7 @@ impl Mac for OrionPoly {
     }
     fn tag(mut self) -> Tag {
         let tag = self.0.finalize().expect("not finalized before");
-        let bytes: &[u8] = tag.unprotected_as_ref();
+        let bytes: &[u8] = tag.unprotected_as_bytes();
         bytes.try_into().expect("16-byte tag")
     }
 }

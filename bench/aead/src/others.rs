@@ -1,6 +1,6 @@
 //! The other maintained pure-Rust, `no_std` ChaCha20-Poly1305 crates:
 //!
-//! * `orion` 0.18 (`forbid(unsafe_code)`): in-place, detached-tag
+//! * `orion` 0.17 (`forbid(unsafe_code)`): in-place, detached-tag
 //!   ChaCha20-Poly1305 and XChaCha20-Poly1305;
 //! * `libcrux-chacha20poly1305` 0.0.10 (Cryspen, formally verified HACL
 //!   code): separate input and output buffers, so in place means a stack
@@ -17,8 +17,7 @@ pub(crate) fn implementations(key: &KeyBytes) -> Vec<Implementation> {
             portable: true,
             restores_on_failure: true,
             aead: Box::new(Orion(
-                orion::hazardous::aead::chacha20poly1305::SecretKey::try_from(key)
-                    .expect("32-byte key"),
+                orion::hazardous::aead::chacha20poly1305::SecretKey::from(*key),
             )),
         },
         Implementation {
@@ -38,54 +37,45 @@ pub(crate) fn implementations(key: &KeyBytes) -> Vec<Implementation> {
 
 struct Orion(orion::hazardous::aead::chacha20poly1305::SecretKey);
 
+/// Room for the largest input measured (a 1200-byte payload) and a tag.
+const STACK: usize = 1300;
+
 impl Aead for Orion {
     fn seal(&self, nonce: &Nonce, ad: &[u8], buffer: &mut [u8]) -> Tag {
         use orion::hazardous::aead::{chacha20poly1305, xchacha20poly1305};
-        let tag = match nonce {
-            Nonce::Ietf(n) => chacha20poly1305::ChaCha20Poly1305::seal_inplace(
-                &self.0,
-                &chacha20poly1305::Nonce::from(*n),
-                Some(ad),
-                buffer,
-            ),
-            Nonce::X(n) => xchacha20poly1305::XChaCha20Poly1305::seal_inplace(
-                &self.0,
-                &xchacha20poly1305::Nonce::from(*n),
-                Some(ad),
-                buffer,
-            ),
+        let length = buffer.len();
+        let (mut plain, mut sealed) = ([0u8; STACK], [0u8; STACK]);
+        let plain = &mut plain[..length];
+        plain.copy_from_slice(buffer);
+        let sealed = &mut sealed[..length + 16];
+        match nonce {
+            Nonce::Ietf(n) => {
+                chacha20poly1305::seal(&self.0, &(*n).into(), plain, Some(ad), sealed)
+            }
+            Nonce::X(n) => xchacha20poly1305::seal(&self.0, &(*n).into(), plain, Some(ad), sealed),
         }
         .expect("within orion's size limit");
-        let bytes: &[u8] = tag.unprotected_as_ref();
-        bytes.try_into().expect("16-byte tag")
+        buffer.copy_from_slice(&sealed[..length]);
+        sealed[length..].try_into().expect("16-byte tag")
     }
     fn open(&self, nonce: &Nonce, ad: &[u8], buffer: &mut [u8], tag: &Tag) -> Result<(), Rejected> {
         use orion::hazardous::aead::{chacha20poly1305, xchacha20poly1305};
-        let tag = orion::hazardous::mac::poly1305::Tag::from(*tag);
+        let length = buffer.len();
+        let mut sealed = [0u8; STACK];
+        let sealed = &mut sealed[..length + 16];
+        sealed[..length].copy_from_slice(buffer);
+        sealed[length..].copy_from_slice(tag);
         match nonce {
-            Nonce::Ietf(n) => chacha20poly1305::ChaCha20Poly1305::open_inplace(
-                &self.0,
-                &chacha20poly1305::Nonce::from(*n),
-                &tag,
-                Some(ad),
-                buffer,
-            ),
-            Nonce::X(n) => xchacha20poly1305::XChaCha20Poly1305::open_inplace(
-                &self.0,
-                &xchacha20poly1305::Nonce::from(*n),
-                &tag,
-                Some(ad),
-                buffer,
-            ),
+            Nonce::Ietf(n) => {
+                chacha20poly1305::open(&self.0, &(*n).into(), sealed, Some(ad), buffer)
+            }
+            Nonce::X(n) => xchacha20poly1305::open(&self.0, &(*n).into(), sealed, Some(ad), buffer),
         }
         .map_err(|_| Rejected)
     }
 }
 
 struct Libcrux(KeyBytes);
-
-/// Room for the largest input measured (a 1200-byte payload) and a tag.
-const STACK: usize = 1300;
 
 impl Aead for Libcrux {
     fn seal(&self, nonce: &Nonce, ad: &[u8], buffer: &mut [u8]) -> Tag {

@@ -107,7 +107,7 @@ fn seal(key: &[u8; KEY_BYTES], nonce: &[u8; 12], associated_data: &[u8], buffer:
     let (mut stream, mac) = Keystream::new(key, nonce);
     stream.apply(buffer);
     let computed = authenticate(mac, associated_data, buffer);
-    let bytes: &[u8] = computed.unprotected_as_ref();
+    let bytes = computed.unprotected_as_bytes();
     let mut tag = [0u8; 16];
     tag.copy_from_slice(bytes);
     tag
