@@ -3,9 +3,9 @@
 //!
 //! * `ring-prepared`: the key prepared once, no copy: the floor. It zeroes
 //!   the buffer when a tag is wrong.
-//! * `ring-per-call`: what netcode-proto's `ring` backend does: the key set
-//!   up on every call, and the ciphertext saved on the stack before opening
-//!   so a failure can put it back. XChaCha20 is HChaCha20 from `chacha20`
+//! * `ring-per-call`: what netcode-proto's `ring` backend did when this
+//!   bench was written: the key set up on every call, and the ciphertext
+//!   saved on the stack before opening so a failure can put it back. XChaCha20 is HChaCha20 from `chacha20`
 //!   in front of it, as there.
 
 use ring::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
