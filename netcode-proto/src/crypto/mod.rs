@@ -12,14 +12,10 @@
 //!
 //! Two backends sit behind this seam, chosen at build time:
 //!
-//! * the portable backend (`rustcrypto.rs`), pure Rust and `no_std`: the
-//!   default. ChaCha20-Poly1305 composed as RFC 8439 builds it from
-//!   RustCrypto's `chacha20` stream cipher and `orion`'s Poly1305, which on
-//!   short packets is several times faster than the `chacha20poly1305`
-//!   crate it replaced (the file says why);
-//! * `ring`'s assembly ChaCha20-Poly1305 (`ring.rs`, feature `ring`), faster
-//!   still on x86-64 and AArch64 (about twice as fast as the portable
-//!   backend on x86-64 at netcode's sizes), but it needs a C compiler. Its
+//! * the pure-Rust [`chacha20poly1305`] crate (`rustcrypto.rs`), portable and
+//!   `no_std`: the default;
+//! * `ring`'s assembly ChaCha20-Poly1305 (`ring.rs`, feature `ring`), several
+//!   times faster on x86-64 and AArch64 in a default release build. Its
 //!   XChaCha20-Poly1305 is HChaCha20 (from the `chacha20` crate) followed by
 //!   ChaCha20-Poly1305 under the derived key.
 //!
@@ -49,8 +45,7 @@ mod rustcrypto;
 mod key_text;
 pub use key_text::{KeyError, KeyHex};
 
-/// The AEAD backend compiled in: `"rustcrypto"` (the default, portable
-/// backend) or `"ring"`.
+/// The AEAD backend compiled in: `"rustcrypto"` (the default) or `"ring"`.
 pub const BACKEND: &str = if cfg!(feature = "ring") {
     "ring"
 } else {
@@ -191,20 +186,6 @@ mod portable_opening {
     ) -> Result<(), DecryptError> {
         backend::decrypt(key, nonce, associated_data, buffer, tag)
     }
-}
-
-/// The HChaCha20 subkey and the 12-byte ChaCha20-Poly1305 nonce that
-/// XChaCha20-Poly1305 with `nonce` reduces to: HChaCha20 (the `chacha20`
-/// crate) over the key and the first 16 nonce bytes, and `[0; 4] ++
-/// nonce[16..24]`. Both backends build XChaCha20-Poly1305 this way.
-fn x_reduce(key: &[u8; KEY_BYTES], nonce: &[u8; 24]) -> ([u8; KEY_BYTES], [u8; 12]) {
-    let mut head = [0u8; 16];
-    head.copy_from_slice(&nonce[..16]);
-    let subkey: [u8; KEY_BYTES] =
-        chacha20::hchacha::<chacha20::R20>(&(*key).into(), &head.into()).into();
-    let mut short = [0u8; 12];
-    short[4..].copy_from_slice(&nonce[16..]);
-    (subkey, short)
 }
 
 /// Encrypts `buffer` in place with XChaCha20-Poly1305 and returns the tag.

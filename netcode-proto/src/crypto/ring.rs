@@ -7,7 +7,7 @@
 //! * XChaCha20-Poly1305 is built from it as the construction defines it:
 //!   HChaCha20 (the `chacha20` crate) derives a subkey from the key and the
 //!   first 16 nonce bytes, then ChaCha20-Poly1305 runs under that subkey with
-//!   the nonce `[0, 0, 0, 0] ++ nonce[16..24]` (the seam's `x_reduce`).
+//!   the nonce `[0, 0, 0, 0] ++ nonce[16..24]`.
 //! * `ring` decrypts while it authenticates and zeroes the buffer when the
 //!   tag is wrong. The seam allows that (a failed decryption leaves the
 //!   buffer's contents unspecified, and every caller drops what failed), so
@@ -16,9 +16,10 @@
 //!   except the receive key of a connected client, which its slot keeps set
 //!   up ([`OpeningKey`](super::OpeningKey)).
 
+use chacha20::{R20, hchacha};
 use ring::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
 
-use super::{DecryptError, Tag, x_reduce};
+use super::{DecryptError, Tag};
 use crate::constants::KEY_BYTES;
 
 fn key(bytes: &[u8; KEY_BYTES]) -> LessSafeKey {
@@ -79,6 +80,17 @@ pub(super) fn decrypt_prepared(
     )
     .map(|_| ())
     .map_err(|_| DecryptError)
+}
+
+/// The HChaCha20 subkey and the 12-byte ChaCha20-Poly1305 nonce that
+/// XChaCha20-Poly1305 with `nonce` reduces to.
+fn x_reduce(key_bytes: &[u8; KEY_BYTES], nonce: &[u8; 24]) -> ([u8; KEY_BYTES], [u8; 12]) {
+    let mut head = [0u8; 16];
+    head.copy_from_slice(&nonce[..16]);
+    let subkey: [u8; KEY_BYTES] = hchacha::<R20>(&(*key_bytes).into(), &head.into()).into();
+    let mut short = [0u8; 12];
+    short[4..].copy_from_slice(&nonce[16..]);
+    (subkey, short)
 }
 
 pub(super) fn encrypt_x(
