@@ -44,6 +44,7 @@ mod floor;
 mod net;
 mod servers;
 pub mod syscalls;
+mod tokio_server;
 
 use syscalls::SyscallCount;
 
@@ -70,6 +71,9 @@ pub enum ServerKind {
     Renet,
     /// A bare echo server on the batched socket calls, no netcode.
     Floor,
+    /// netcode-tokio's server on its own driver, each turn in one
+    /// `batch()` scope.
+    Tokio,
 }
 
 impl ServerKind {
@@ -81,6 +85,7 @@ impl ServerKind {
             Self::Official => "netcode-official",
             Self::Renet => "renetcode",
             Self::Floor => "floor",
+            Self::Tokio => "ours-tokio",
         }
     }
 
@@ -91,7 +96,7 @@ impl ServerKind {
             Self::Official => Some(netcode::MAX_CLIENTS),
             // renetcode 2.0's limit is private; its server panics above it.
             Self::Renet => Some(1024),
-            Self::Batched | Self::PerCall => Some(netcode_mio::MAX_CLIENTS),
+            Self::Batched | Self::PerCall | Self::Tokio => Some(netcode_mio::MAX_CLIENTS),
             Self::Floor => None,
         }
     }
@@ -99,7 +104,10 @@ impl ServerKind {
     /// Whether the server counts its own datagrams and socket calls
     /// (ours: `transport_stats`; the floor: its own counters).
     pub fn counts_datagrams(self) -> bool {
-        matches!(self, Self::Batched | Self::PerCall | Self::Floor)
+        matches!(
+            self,
+            Self::Batched | Self::PerCall | Self::Tokio | Self::Floor
+        )
     }
 }
 
@@ -139,9 +147,10 @@ pub struct Pairing {
 
 /// Every pairing the bench runs: ours both ways, each peer with its own
 /// clients and with ours, the floor with bare clients.
-pub const PAIRINGS: [Pairing; 7] = [
+pub const PAIRINGS: [Pairing; 8] = [
     Pairing::new(ServerKind::Batched, ClientKind::Mio),
     Pairing::new(ServerKind::PerCall, ClientKind::Mio),
+    Pairing::new(ServerKind::Tokio, ClientKind::Mio),
     Pairing::new(ServerKind::Official, ClientKind::Official),
     Pairing::new(ServerKind::Renet, ClientKind::Renet),
     Pairing::new(ServerKind::Official, ClientKind::Mio),

@@ -37,6 +37,7 @@ use super::clients::SWEEP_SECONDS;
 use super::cpu::{Clock, ThreadCpu, unix_now};
 use super::floor::FloorServer;
 use super::net::{MAX_WAIT, PerCallSocket, poll, retry, udp_socket};
+use super::tokio_server::TokioServer;
 
 /// What a server's thread counts, read by the clients' thread.
 #[derive(Default)]
@@ -212,6 +213,7 @@ fn new_server(
         ServerKind::Official => Box::new(OfficialServer::new(slots, clock)?),
         ServerKind::Renet => Box::new(RenetServer::new(slots)?),
         ServerKind::Floor => Box::new(FloorServer::new()?),
+        ServerKind::Tokio => Box::new(TokioServer::new(slots)?),
     })
 }
 
@@ -239,7 +241,7 @@ struct OursServer<S: Socket> {
     server: netcode_mio::std_support::Server<S>,
 }
 
-fn config() -> ServerConfig {
+pub(super) fn config() -> ServerConfig {
     ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY))
 }
 
