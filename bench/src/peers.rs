@@ -4,14 +4,13 @@
 //!   private, so packets are written through `NetcodeClient` and read
 //!   through `NetcodeServer`, its public path.
 //! * `netcode-official` 1.x owns its UDP socket: only token generation has a
-//!   public in-memory path.
-
-#![allow(dead_code, unreachable_pub)]
+//!   public in-memory path; its packets are counted over loopback UDP
+//!   (`src/bin/netcode-count/peers.rs`).
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use netcode_bench::{
+use crate::{
     EXPIRE_SECONDS, PRIVATE_KEY, PROTOCOL_ID, SERVER, TIMEOUT_SECONDS, UNIX_NOW, USER_DATA,
     client_address,
 };
