@@ -106,7 +106,7 @@ fn forty_clients_are_answered_in_two_send_calls_and_read_in_two() {
 #[test]
 fn a_server_binds_the_unspecified_address_unless_asked_for_the_exact_one() {
     let mut hosts = vec![("127.0.0.1:0", IpAddr::V4(Ipv4Addr::UNSPECIFIED))];
-    if ipv6_available() {
+    if ipv6_available(module_path!()) {
         hosts.push(("[::1]:0", IpAddr::V6(Ipv6Addr::UNSPECIFIED)));
     }
     for (host, unspecified) in hosts {
