@@ -17,9 +17,9 @@
 
 use std::path::{Path, PathBuf};
 
-use netcode_bench::count::{Program, TIMED, valgrind_available};
+use netcode_bench::count::{Program, runs, valgrind_available};
 
-const CASES: [&str; 10] = [
+const CASES: [&str; 14] = [
     "send-100",
     "send-1200",
     "receive-100",
@@ -28,6 +28,10 @@ const CASES: [&str; 10] = [
     "garbage",
     "handshake",
     "token",
+    "tick-16",
+    "tick-256",
+    "tick-1024",
+    "tick-4096",
     "loopback-100",
     "loopback-1200",
 ];
@@ -101,14 +105,18 @@ fn main() {
         println!("| {case} | {} |", cells.join(" | "));
     }
     println!("\nload after: {}", load());
-    println!("cells: instructions per operation (callgrind) / fastest of 3 timed runs of {TIMED}");
+    println!(
+        "cells: instructions per operation (callgrind) / fastest of 3 timed runs; \
+         a tick- case's operation is one whole tick"
+    );
 }
 
 /// "instructions / time" for one program and case; "–" where the
 /// implementation has no public path for it.
 fn cell(program: &Program<'_>, case: &str, valgrind: bool) -> String {
+    let (_, _, timed) = runs(case);
     let time = (0..3)
-        .map(|_| program.time(case, TIMED))
+        .map(|_| program.time(case, timed))
         .collect::<Result<Vec<f64>, String>>()
         .map(|times| times.into_iter().fold(f64::INFINITY, f64::min));
     let time = match time {

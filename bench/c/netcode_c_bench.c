@@ -12,7 +12,8 @@
 
     Usage: netcode-c-bench CASE N, CASE as in src/bin/netcode-count/main.rs:
     send-100, send-1200, receive-100, receive-1200, request, garbage,
-    handshake, token, loopback-100, loopback-1200. Prints "ns_per_op X";
+    handshake, token, tick-16, tick-256 (N counts ticks; the reference's
+    servers hold at most 256 clients), loopback-100, loopback-1200. Prints "ns_per_op X";
     an unknown case exits 2 with "not offered".
 
     In-memory cases use the API's own hooks: send_packet_override captures
@@ -351,6 +352,84 @@ static double handshake_case( long n )
     return total;
 }
 
+struct tick_state
+{
+    struct netcode_server_t * server;
+    struct capture * ups;
+    long read;
+};
+
+static void tick_receive_one( void * s, long i )
+{
+    struct tick_state * st = (struct tick_state *) s;
+    char text[64];
+    struct netcode_address_t from;
+    client_address( i, text, &from );
+    netcode_server_process_packet( st->server, &from, st->ups[i].bytes, st->ups[i].len );
+    int bytes;
+    uint64_t sequence;
+    uint8_t * packet = netcode_server_receive_packet( st->server, (int) i, &bytes, &sequence );
+    if ( packet )
+    {
+        st->read++;
+        netcode_server_free_packet( st->server, packet );
+    }
+}
+
+static void tick_update( void * s, long t )
+{
+    struct tick_state * st = (struct tick_state *) s;
+    netcode_server_update( st->server, 1.0 + (double) t / 60.0 );
+}
+
+/* n ticks of a server with k clients connected in memory: every client
+   sends one 100-byte payload (not measured), the server processes each and
+   the game takes it, then the server updates. */
+static double tick_case( long k, long n )
+{
+    static uint8_t tokens[BATCH][NETCODE_CONNECT_TOKEN_BYTES];
+    static struct capture ups[BATCH];
+    struct capture down = { { 0 }, 0, 0 };
+    struct netcode_server_t * server = memory_server( &down, (int) k );
+    struct netcode_client_t * clients[BATCH];
+    long i;
+    for ( i = 0; i < k; i++ )
+    {
+        make_token( (uint64_t) i + 1, server_address, tokens[i] );
+        clients[i] = memory_client( &ups[i], i );
+    }
+    struct handshake_state h = { server, &down, clients, ups, tokens, { { { 0 } }, 0, 0 } };
+    netcode_parse_address( server_address, &h.server_address );
+    for ( i = 0; i < k; i++ )
+        handshake_one( &h, i );
+    if ( netcode_server_num_connected_clients( server ) != k )
+    {
+        fprintf( stderr, "%d of %ld clients connected\n", netcode_server_num_connected_clients( server ), k );
+        exit( 1 );
+    }
+    uint8_t data[100];
+    fill_payload( data, 100 );
+    struct tick_state st = { server, ups, 0 };
+    double total = 0.0;
+    long tick;
+    for ( tick = 0; tick < n; tick++ )
+    {
+        for ( i = 0; i < k; i++ )
+            netcode_client_send_packet( clients[i], data, 100 );
+        double start = seconds_now();
+        for ( i = 0; i < k; i++ )
+            measured_once( tick_receive_one, &st, i );
+        measured_once( tick_update, &st, tick + 1 );
+        total += seconds_now() - start;
+    }
+    if ( st.read != k * n )
+    {
+        fprintf( stderr, "read %ld of %ld payloads\n", st.read, k * n );
+        exit( 1 );
+    }
+    return total;
+}
+
 struct garbage_state { struct netcode_server_t * server; uint8_t (*datagrams)[1078]; };
 
 static void garbage_one( void * s, long i )
@@ -497,6 +576,8 @@ int main( int argc, char ** argv )
         static uint8_t token[NETCODE_CONNECT_TOKEN_BYTES];
         elapsed = measure( token_one, token, n );
     }
+    else if ( strcmp( c, "tick-16" ) == 0 ) elapsed = tick_case( 16, n );
+    else if ( strcmp( c, "tick-256" ) == 0 ) elapsed = tick_case( 256, n );
     else if ( strcmp( c, "loopback-100" ) == 0 ) elapsed = loopback_case( 100, n );
     else if ( strcmp( c, "loopback-1200" ) == 0 ) elapsed = loopback_case( 1200, n );
     else

@@ -16,6 +16,10 @@
 //!   dropped;
 //! * `handshake`: token to connected, both sides, in memory;
 //! * `token`: a connect token with one address, OS randomness;
+//! * `tick-16`, `tick-256`, `tick-1024`, `tick-4096`: one server tick, N
+//!   counting ticks (not operations): every one of that many connected
+//!   clients has sent one 100-byte payload (made before, not measured), the
+//!   server handles each datagram and then updates (keep-alives, timeouts);
 //! * `loopback-100`, `loopback-1200`: over UDP on 127.0.0.1, the client
 //!   sends a payload, the server's update reads it and the game takes it
 //!   (the only packet path netcode-official offers: its packet functions
@@ -60,7 +64,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// Payload sizes of the `send-`, `receive-` and `loopback-` cases.
+/// One tick of the `tick-` cases: 60 Hz.
+const TICK: std::time::Duration = std::time::Duration::from_micros(16_667);
+
+/// Payload sizes of the `send-`, `receive-` and `loopback-` cases, and
+/// client counts of the `tick-` cases.
 fn size(case: &str, prefix: &str) -> Option<usize> {
     case.strip_prefix(prefix)?.parse().ok()
 }

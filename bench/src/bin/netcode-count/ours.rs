@@ -14,7 +14,8 @@ use netcode_proto::client::Client;
 use netcode_proto::seeded::SeededRng;
 use netcode_proto::token::{ConnectTokenParams, generate_connect_token};
 
-use super::size;
+use super::{TICK, size};
+use netcode_bench::count::measured_once;
 
 /// Requests or handshakes per server start: within a 256-slot server's
 /// mappings and token history.
@@ -57,6 +58,9 @@ pub(crate) fn run(case: &str, n: usize) -> Option<Duration> {
     }
     if let Some(len) = size(case, "loopback-") {
         return Some(loopback(len, n));
+    }
+    if let Some(clients) = size(case, "tick-") {
+        return Some(ticks(clients, n));
     }
     match case {
         "request" => Some(requests(n)),
@@ -210,4 +214,38 @@ fn loopback(len: usize, n: usize) -> Duration {
     });
     assert_eq!(received, n, "every payload read over loopback");
     elapsed
+}
+
+/// `n` ticks of a server with `clients` connected clients.
+fn ticks(clients: usize, n: usize) -> Duration {
+    let data = payload(100);
+    let mut pair = connected(clients, 7);
+    let mut now = pair.now;
+    let mut datagrams = vec![([0u8; 160], 0usize); clients];
+    let mut out = Discard::default();
+    let mut total = Duration::ZERO;
+    for _ in 0..n {
+        now += TICK;
+        for (client, (bytes, len)) in pair.clients.iter_mut().zip(&mut datagrams) {
+            let mut sent = Last::default();
+            let _ = client.send_payload(now, &data, &mut sent);
+            bytes[..sent.len].copy_from_slice(&sent.bytes[..sent.len]);
+            *len = sent.len;
+        }
+        let mut received = 0;
+        let start = Instant::now();
+        for (i, (bytes, len)) in datagrams.iter_mut().enumerate() {
+            let address = client_address(i);
+            measured_once(&mut || {
+                let read = pair
+                    .server
+                    .handle(now, address, &mut bytes[..*len], &mut out);
+                received += usize::from(read.is_some());
+            });
+        }
+        measured_once(&mut || pair.server.update(now, pair.unix, &mut out));
+        total += start.elapsed();
+        assert_eq!(received, clients, "every payload of the tick read");
+    }
+    total
 }

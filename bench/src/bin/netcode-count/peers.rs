@@ -12,7 +12,9 @@ use netcode_bench::peers::{
 use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID, client_address, garbage_request, payload};
 use renetcode::ServerResult;
 
-use super::size;
+use super::{TICK, size};
+use netcode_bench::count::measured_once;
+use netcode_bench::peers::RENET_MAX_CLIENTS;
 
 /// Requests or handshakes per server.
 const BATCH: usize = 256;
@@ -56,6 +58,9 @@ pub(crate) fn renetcode(case: &str, n: usize) -> Option<Duration> {
         });
         assert_eq!(read, n, "every payload read");
         return Some(elapsed);
+    }
+    if let Some(clients) = size(case, "tick-") {
+        return (clients <= RENET_MAX_CLIENTS).then(|| renet_ticks(clients, n));
     }
     match case {
         "request" => {
@@ -122,6 +127,43 @@ pub(crate) fn renetcode(case: &str, n: usize) -> Option<Duration> {
         }
         _ => None,
     }
+}
+
+/// `n` ticks of a renetcode server with `clients` connected clients.
+fn renet_ticks(clients: usize, n: usize) -> Duration {
+    let data = payload(100);
+    let (mut server, mut connected) = renet_connected(clients);
+    let ids: Vec<u64> = (1..=clients as u64).collect();
+    let mut datagrams = vec![([0u8; 160], 0usize); clients];
+    let mut total = Duration::ZERO;
+    for _ in 0..n {
+        // Clients are not updated (as ours are not): a payload needs no
+        // update, and their clocks stay inside the timeout.
+        for (client, (bytes, len)) in connected.iter_mut().zip(&mut datagrams) {
+            let (_, packet) = client.generate_payload_packet(&data).unwrap();
+            bytes[..packet.len()].copy_from_slice(packet);
+            *len = packet.len();
+        }
+        let mut received = 0;
+        let start = Instant::now();
+        for (i, (bytes, len)) in datagrams.iter_mut().enumerate() {
+            measured_once(&mut || {
+                let read = server.process_packet(client_address(i), &mut bytes[..*len]);
+                received += usize::from(matches!(read, ServerResult::Payload { .. }));
+            });
+        }
+        measured_once(&mut || {
+            server.update(TICK);
+            for &id in &ids {
+                if let ServerResult::PacketToSend { payload, .. } = server.update_client(id) {
+                    black_box(payload);
+                }
+            }
+        });
+        total += start.elapsed();
+        assert_eq!(received, clients, "every payload of the tick read");
+    }
+    total
 }
 
 /// netcode-official's `case`, `n` times.
