@@ -17,24 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use netcode_bench::count::{Program, runs, valgrind_available};
-
-const CASES: [&str; 14] = [
-    "send-100",
-    "send-1200",
-    "receive-100",
-    "receive-1200",
-    "request",
-    "garbage",
-    "handshake",
-    "token",
-    "tick-16",
-    "tick-256",
-    "tick-1024",
-    "tick-4096",
-    "loopback-100",
-    "loopback-1200",
-];
+use netcode_bench::count::{CASES, Program, runs, valgrind_available};
 
 fn main() {
     let filters: Vec<String> = std::env::args()

@@ -31,6 +31,19 @@ pub fn measure<T>(inputs: &mut [T], mut operation: impl FnMut(&mut T)) -> Durati
     start.elapsed()
 }
 
+/// Runs `n` operations in batches of at most `batch` (`run` is given each
+/// batch's size and returns the time it measured); the total.
+pub fn in_batches(n: usize, batch: usize, mut run: impl FnMut(usize) -> Duration) -> Duration {
+    let mut total = Duration::ZERO;
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(batch);
+        left -= k;
+        total += run(k);
+    }
+    total
+}
+
 /// What a counting program prints for a run of `n` operations that took
 /// `elapsed`: one line, `ns_per_op <float>`.
 pub fn report(n: usize, elapsed: Duration) {
@@ -39,6 +52,25 @@ pub fn report(n: usize, elapsed: Duration) {
         elapsed.as_secs_f64() * 1e9 / n.max(1) as f64
     );
 }
+
+/// Every case, in the order of the tables (`src/bin/netcode-count/main.rs`
+/// says what each is).
+pub const CASES: [&str; 14] = [
+    "send-100",
+    "send-1200",
+    "receive-100",
+    "receive-1200",
+    "request",
+    "garbage",
+    "handshake",
+    "token",
+    "tick-16",
+    "tick-256",
+    "tick-1024",
+    "tick-4096",
+    "loopback-100",
+    "loopback-1200",
+];
 
 /// Operations in the shorter and the longer callgrind run of a case.
 pub const SHORT: usize = 500;

@@ -68,12 +68,13 @@ pub fn payload(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 7 + 3) as u8).collect()
 }
 
-/// A 2048-byte connect token for `client_id`, valid at [`SERVER`].
-pub fn token_bytes(client_id: u64, rng: &mut SeededRng) -> [u8; CONNECT_TOKEN_BYTES] {
-    let key = Key::from_bytes(PRIVATE_KEY);
-    let params = ConnectTokenParams {
+/// The token parameters every implementation gets, for `client_id`, sealed
+/// with `key`: [`SERVER`] alone, made at [`UNIX_NOW`], [`EXPIRE_SECONDS`],
+/// [`TIMEOUT_SECONDS`], [`USER_DATA`].
+pub fn token_params(key: &Key, client_id: u64) -> ConnectTokenParams<'_> {
+    ConnectTokenParams {
         protocol_id: PROTOCOL_ID,
-        private_key: &key,
+        private_key: key,
         client_id,
         public_addresses: &[SERVER],
         internal_addresses: None,
@@ -81,8 +82,13 @@ pub fn token_bytes(client_id: u64, rng: &mut SeededRng) -> [u8; CONNECT_TOKEN_BY
         expire_seconds: EXPIRE_SECONDS as i64,
         timeout_seconds: TIMEOUT_SECONDS,
         user_data: &USER_DATA,
-    };
-    generate_connect_token(&params, rng)
+    }
+}
+
+/// A 2048-byte connect token for `client_id`, valid at [`SERVER`].
+pub fn token_bytes(client_id: u64, rng: &mut SeededRng) -> [u8; CONNECT_TOKEN_BYTES] {
+    let key = Key::from_bytes(PRIVATE_KEY);
+    generate_connect_token(&token_params(&key, client_id), rng)
         .and_then(|t| t.write())
         .expect("valid token parameters")
 }
@@ -265,4 +271,24 @@ pub fn garbage_request() -> Vec<u8> {
     rand_fill(&mut rng, &mut garbage);
     garbage[0] = 0;
     garbage
+}
+
+/// One datagram per client in a server tick: room for a 100-byte payload
+/// packet, and its length.
+pub type TickDatagram = ([u8; 160], usize);
+
+/// Every client sends `data` at `now` (the encryption is not what a tick
+/// measures); client `i`'s datagram lands in `datagrams[i]`.
+pub fn send_from_each(
+    clients: &mut [Client],
+    now: Duration,
+    data: &[u8],
+    datagrams: &mut [TickDatagram],
+) {
+    for (client, (bytes, len)) in clients.iter_mut().zip(datagrams) {
+        let mut sent = Last::default();
+        let _ = client.send_payload(now, data, &mut sent);
+        bytes[..sent.len].copy_from_slice(&sent.bytes[..sent.len]);
+        *len = sent.len;
+    }
 }

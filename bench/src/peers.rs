@@ -120,6 +120,23 @@ pub fn renet_connected(n: usize) -> (NetcodeServer, Vec<NetcodeClient>) {
     (server, clients)
 }
 
+/// Every renetcode client sends `data`; client `i`'s datagram lands in
+/// `datagrams[i]`. Clients are not updated (as ours are not in a tick): a
+/// payload needs no update, and their clocks stay inside the timeout.
+pub fn renet_send_from_each(
+    clients: &mut [NetcodeClient],
+    data: &[u8],
+    datagrams: &mut [crate::TickDatagram],
+) {
+    for (client, (bytes, len)) in clients.iter_mut().zip(datagrams) {
+        let (_, packet) = client
+            .generate_payload_packet(data)
+            .expect("a connected client sends");
+        bytes[..packet.len()].copy_from_slice(packet);
+        *len = packet.len();
+    }
+}
+
 /// A netcode-official token (its generator reads the clock and the OS
 /// generator itself).
 pub fn official_token(client_id: u64) -> [u8; 2048] {

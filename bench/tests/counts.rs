@@ -7,24 +7,7 @@
 
 use std::path::Path;
 
-use netcode_bench::count::Program;
-
-const CASES: [&str; 14] = [
-    "send-100",
-    "send-1200",
-    "receive-100",
-    "receive-1200",
-    "request",
-    "garbage",
-    "handshake",
-    "token",
-    "tick-16",
-    "tick-256",
-    "tick-1024",
-    "tick-4096",
-    "loopback-100",
-    "loopback-1200",
-];
+use netcode_bench::count::{CASES, Program};
 
 /// Runs every case with 300 operations (more than one batch of requests
 /// and handshakes; a tick case, 2 ticks); returns the cases the program
@@ -104,5 +87,5 @@ fn the_c_reference_offers_every_case_but_ticks_over_its_cap() {
         exe: Path::new(&exe),
         args: &[],
     };
-    assert_eq!(run_all(&c), Vec::<&str>::new());
+    assert_eq!(run_all(&c), ["tick-1024", "tick-4096"]);
 }

@@ -10,33 +10,22 @@ use netcode_bench::peers::{
     official_token, renet_connect, renet_request, renet_server, renet_token,
 };
 use netcode_bench::{
-    Discard, EXPIRE_SECONDS, Last, PRIVATE_KEY, PROTOCOL_ID, SERVER, TIMEOUT_SECONDS, UNIX_NOW,
-    USER_DATA, client_address, garbage_request as garbage_bytes, handshake, rand_fill,
-    request_bytes, server, token_bytes,
+    Discard, Last, UNIX_NOW, client_address, garbage_request as garbage_bytes, handshake,
+    rand_fill, request_bytes, server, token_bytes, token_params,
 };
 use netcode_proto::Key;
 use netcode_proto::client::Client;
 use netcode_proto::constants::CONNECTION_REQUEST_BYTES;
 use netcode_proto::seeded::SeededRng;
-use netcode_proto::token::{ConnectTokenParams, generate_connect_token};
+use netcode_proto::token::generate_connect_token;
 use renetcode::ServerResult;
 
 use super::{OFFICIAL, RENET, ours};
 
 pub(crate) fn token_generate(c: &mut Criterion) {
     let mut group = c.benchmark_group("token_generate");
-    let key = Key::from_bytes(PRIVATE_KEY);
-    let params = ConnectTokenParams {
-        protocol_id: PROTOCOL_ID,
-        private_key: &key,
-        client_id: 42,
-        public_addresses: &[SERVER],
-        internal_addresses: None,
-        create_timestamp: UNIX_NOW,
-        expire_seconds: EXPIRE_SECONDS as i64,
-        timeout_seconds: TIMEOUT_SECONDS,
-        user_data: &USER_DATA,
-    };
+    let key = Key::from_bytes(netcode_bench::PRIVATE_KEY);
+    let params = token_params(&key, 42);
     // The peers draw their randomness from the OS, so ours does too here.
     group.bench_function(format!("{} (OS randomness)", ours()), |b| {
         let mut rng = getrandom::rand_core::UnwrapErr(getrandom::SysRng);

@@ -6,8 +6,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use netcode_bench::peers::{RENET_MAX_CLIENTS, renet_connected};
-use netcode_bench::{Discard, Last, client_address, connected, payload};
+use netcode_bench::peers::{RENET_MAX_CLIENTS, renet_connected, renet_send_from_each};
+use netcode_bench::{Discard, TickDatagram, client_address, connected, payload, send_from_each};
 use renetcode::ServerResult;
 
 use super::{RENET, ours};
@@ -24,18 +24,13 @@ pub(crate) fn server_tick(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new(ours(), n), |b| {
             let mut pair = connected(n, 7);
             let mut now = pair.now;
-            let mut datagrams = vec![([0u8; 160], 0usize); n];
+            let mut datagrams: Vec<TickDatagram> = vec![([0; 160], 0); n];
             let mut out = Discard::default();
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
                     now += TICK;
-                    for (client, (bytes, len)) in pair.clients.iter_mut().zip(&mut datagrams) {
-                        let mut sent = Last::default();
-                        let _ = client.send_payload(now, &data, &mut sent);
-                        bytes[..sent.len].copy_from_slice(&sent.bytes[..sent.len]);
-                        *len = sent.len;
-                    }
+                    send_from_each(&mut pair.clients, now, &data, &mut datagrams);
                     let mut received = 0;
                     let start = Instant::now();
                     for (i, (bytes, len)) in datagrams.iter_mut().enumerate() {
@@ -60,17 +55,11 @@ pub(crate) fn server_tick(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new(RENET, n), |b| {
             let (mut server, mut clients) = renet_connected(n);
             let ids: Vec<u64> = (1..=n as u64).collect();
-            let mut datagrams = vec![([0u8; 160], 0usize); n];
+            let mut datagrams: Vec<TickDatagram> = vec![([0; 160], 0); n];
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
-                    // Clients are not updated (as ours are not): a payload needs
-                    // no update, and their clocks stay inside the timeout.
-                    for (client, (bytes, len)) in clients.iter_mut().zip(&mut datagrams) {
-                        let (_, packet) = client.generate_payload_packet(&data).unwrap();
-                        bytes[..packet.len()].copy_from_slice(packet);
-                        *len = packet.len();
-                    }
+                    renet_send_from_each(&mut clients, &data, &mut datagrams);
                     let mut received = 0;
                     let start = Instant::now();
                     for (i, (bytes, len)) in datagrams.iter_mut().enumerate() {

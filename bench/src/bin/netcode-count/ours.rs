@@ -4,15 +4,15 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use netcode_bench::count::measure;
+use netcode_bench::count::{in_batches, measure};
 use netcode_bench::{
-    Discard, EXPIRE_SECONDS, Last, SERVER, TIMEOUT_SECONDS, UNIX_NOW, USER_DATA, client_address,
-    connected, garbage_request, handshake, payload, request_bytes, server, token_bytes,
+    Discard, Last, TickDatagram, UNIX_NOW, client_address, connected, garbage_request, handshake,
+    payload, request_bytes, send_from_each, server, token_bytes, token_params,
 };
 use netcode_proto::Key;
 use netcode_proto::client::Client;
 use netcode_proto::seeded::SeededRng;
-use netcode_proto::token::{ConnectTokenParams, generate_connect_token};
+use netcode_proto::token::generate_connect_token;
 
 use super::{TICK, size};
 use netcode_bench::count::measured_once;
@@ -78,17 +78,7 @@ pub(crate) fn run(case: &str, n: usize) -> Option<Duration> {
         "handshake" => Some(handshakes(n)),
         "token" => {
             let key = Key::from_bytes(netcode_bench::PRIVATE_KEY);
-            let params = ConnectTokenParams {
-                protocol_id: netcode_bench::PROTOCOL_ID,
-                private_key: &key,
-                client_id: 42,
-                public_addresses: &[SERVER],
-                internal_addresses: None,
-                create_timestamp: UNIX_NOW,
-                expire_seconds: EXPIRE_SECONDS as i64,
-                timeout_seconds: TIMEOUT_SECONDS,
-                user_data: &USER_DATA,
-            };
+            let params = token_params(&key, 42);
             let mut rng = getrandom::rand_core::UnwrapErr(getrandom::SysRng);
             let mut inputs = vec![(); n];
             Some(measure(&mut inputs, |()| {
@@ -108,11 +98,7 @@ fn requests(n: usize) -> Duration {
     let requests: Vec<_> = (0..BATCH as u64)
         .map(|i| request_bytes(&token_bytes(i + 1, &mut rng)))
         .collect();
-    let mut total = Duration::ZERO;
-    let mut left = n;
-    while left > 0 {
-        let k = left.min(BATCH);
-        left -= k;
+    in_batches(n, BATCH, |k| {
         let _ = server.start(
             Duration::ZERO,
             UNIX_NOW,
@@ -122,7 +108,7 @@ fn requests(n: usize) -> Duration {
         );
         let mut batch: Vec<_> = requests[..k].iter().copied().enumerate().collect();
         let mut out = Discard::default();
-        total += measure(&mut batch, |(i, (request, len))| {
+        let elapsed = measure(&mut batch, |(i, (request, len))| {
             let from = client_address(*i);
             black_box(
                 server
@@ -131,8 +117,8 @@ fn requests(n: usize) -> Duration {
             );
         });
         assert_eq!(out.sent, k, "one challenge per request");
-    }
-    total
+        elapsed
+    })
 }
 
 /// Handshakes, in batches on a server restarted between them.
@@ -143,11 +129,7 @@ fn handshakes(n: usize) -> Duration {
         .map(|i| token_bytes(i + 1, &mut rng))
         .collect();
     let (mut to_server, mut to_client) = (Last::default(), Last::default());
-    let mut total = Duration::ZERO;
-    let mut left = n;
-    while left > 0 {
-        let k = left.min(BATCH);
-        left -= k;
+    in_batches(n, BATCH, |k| {
         let _ = server.start(
             Duration::ZERO,
             UNIX_NOW,
@@ -156,7 +138,7 @@ fn handshakes(n: usize) -> Duration {
             &mut Discard::default(),
         );
         let mut clients: Vec<_> = (0..k).map(|i| (i, Client::new())).collect();
-        total += measure(&mut clients, |(i, client)| {
+        let elapsed = measure(&mut clients, |(i, client)| {
             let now = Duration::from_millis(101 * *i as u64);
             let address = client_address(*i);
             let token = &tokens[*i];
@@ -171,8 +153,8 @@ fn handshakes(n: usize) -> Duration {
             );
         });
         assert_eq!(server.num_connected_clients(), k, "every handshake done");
-    }
-    total
+        elapsed
+    })
 }
 
 /// netcode-std's client and server over 127.0.0.1: `n` payloads of `len`
@@ -221,17 +203,12 @@ fn ticks(clients: usize, n: usize) -> Duration {
     let data = payload(100);
     let mut pair = connected(clients, 7);
     let mut now = pair.now;
-    let mut datagrams = vec![([0u8; 160], 0usize); clients];
+    let mut datagrams: Vec<TickDatagram> = vec![([0; 160], 0); clients];
     let mut out = Discard::default();
     let mut total = Duration::ZERO;
     for _ in 0..n {
         now += TICK;
-        for (client, (bytes, len)) in pair.clients.iter_mut().zip(&mut datagrams) {
-            let mut sent = Last::default();
-            let _ = client.send_payload(now, &data, &mut sent);
-            bytes[..sent.len].copy_from_slice(&sent.bytes[..sent.len]);
-            *len = sent.len;
-        }
+        send_from_each(&mut pair.clients, now, &data, &mut datagrams);
         let mut received = 0;
         let start = Instant::now();
         for (i, (bytes, len)) in datagrams.iter_mut().enumerate() {

@@ -5,11 +5,14 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use netcode_bench::count::measure;
+use netcode_bench::count::{in_batches, measure};
 use netcode_bench::peers::{
-    official_token, renet_connect, renet_connected, renet_request, renet_server, renet_token,
+    official_token, renet_connect, renet_connected, renet_request, renet_send_from_each,
+    renet_server, renet_token,
 };
-use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID, client_address, garbage_request, payload};
+use netcode_bench::{
+    PRIVATE_KEY, PROTOCOL_ID, TickDatagram, client_address, garbage_request, payload,
+};
 use renetcode::ServerResult;
 
 use super::{TICK, size};
@@ -67,15 +70,11 @@ pub(crate) fn renetcode(case: &str, n: usize) -> Option<Duration> {
             let requests: Vec<_> = (0..BATCH as u64)
                 .map(|i| renet_request(renet_token(i + 1)))
                 .collect();
-            let mut total = Duration::ZERO;
-            let mut left = n;
-            while left > 0 {
-                let k = left.min(BATCH);
-                left -= k;
+            Some(in_batches(n, BATCH, |k| {
                 let mut server = renet_server(BATCH);
                 let mut batch: Vec<_> = requests[..k].iter().cloned().enumerate().collect();
                 let mut challenges = 0;
-                total += measure(&mut batch, |(i, request)| {
+                let elapsed = measure(&mut batch, |(i, request)| {
                     if let ServerResult::PacketToSend { payload, .. } =
                         server.process_packet(client_address(*i), request)
                     {
@@ -84,8 +83,8 @@ pub(crate) fn renetcode(case: &str, n: usize) -> Option<Duration> {
                     }
                 });
                 assert_eq!(challenges, k, "one challenge per request");
-            }
-            Some(total)
+                elapsed
+            }))
         }
         "garbage" => {
             let mut server = renet_server(256);
@@ -98,25 +97,19 @@ pub(crate) fn renetcode(case: &str, n: usize) -> Option<Duration> {
                 assert!(!answered, "renetcode answered garbage");
             }))
         }
-        "handshake" => {
-            let mut total = Duration::ZERO;
-            let mut left = n;
-            while left > 0 {
-                let k = left.min(BATCH);
-                left -= k;
-                let mut server = renet_server(BATCH);
-                let mut tokens: Vec<_> = (0..k)
-                    .map(|i| (i, Some(renet_token(i as u64 + 1))))
-                    .collect();
-                total += measure(&mut tokens, |(i, token)| {
-                    if let Some(token) = token.take() {
-                        black_box(renet_connect(&mut server, token, client_address(*i)));
-                    }
-                });
-                assert_eq!(server.connected_clients(), k, "every handshake done");
-            }
-            Some(total)
-        }
+        "handshake" => Some(in_batches(n, BATCH, |k| {
+            let mut server = renet_server(BATCH);
+            let mut tokens: Vec<_> = (0..k)
+                .map(|i| (i, Some(renet_token(i as u64 + 1))))
+                .collect();
+            let elapsed = measure(&mut tokens, |(i, token)| {
+                if let Some(token) = token.take() {
+                    black_box(renet_connect(&mut server, token, client_address(*i)));
+                }
+            });
+            assert_eq!(server.connected_clients(), k, "every handshake done");
+            elapsed
+        })),
         "token" => {
             let mut inputs = vec![(); n];
             Some(measure(&mut inputs, |()| {
@@ -134,16 +127,10 @@ fn renet_ticks(clients: usize, n: usize) -> Duration {
     let data = payload(100);
     let (mut server, mut connected) = renet_connected(clients);
     let ids: Vec<u64> = (1..=clients as u64).collect();
-    let mut datagrams = vec![([0u8; 160], 0usize); clients];
+    let mut datagrams: Vec<TickDatagram> = vec![([0; 160], 0); clients];
     let mut total = Duration::ZERO;
     for _ in 0..n {
-        // Clients are not updated (as ours are not): a payload needs no
-        // update, and their clocks stay inside the timeout.
-        for (client, (bytes, len)) in connected.iter_mut().zip(&mut datagrams) {
-            let (_, packet) = client.generate_payload_packet(&data).unwrap();
-            bytes[..packet.len()].copy_from_slice(packet);
-            *len = packet.len();
-        }
+        renet_send_from_each(&mut connected, &data, &mut datagrams);
         let mut received = 0;
         let start = Instant::now();
         for (i, (bytes, len)) in datagrams.iter_mut().enumerate() {
