@@ -19,11 +19,41 @@ use std::path::{Path, PathBuf};
 
 use netcode_bench::count::{CASES, Program, runs, valgrind_available};
 
+/// criterion's options that take a value: the commands that run every
+/// bench of the crate pass them here too, and their values are no filters.
+const VALUED: [&str; 13] = [
+    "--measurement-time",
+    "--warm-up-time",
+    "--sample-size",
+    "--save-baseline",
+    "--baseline",
+    "--load-baseline",
+    "--output-format",
+    "--color",
+    "--plotting-backend",
+    "--profile-time",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+];
+
 fn main() {
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !args.iter().any(|a| a == "--bench") {
+        // `cargo test --benches` runs benches without `--bench`: nothing
+        // is measured then (tests/counts.rs runs every case instead).
+        println!("counts: measured only under `cargo bench`");
+        return;
+    }
+    let mut filters = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if VALUED.contains(&word.as_str()) {
+            words.next();
+        } else if !word.starts_with('-') {
+            filters.push(word.clone());
+        }
+    }
     let count = Path::new(env!("CARGO_BIN_EXE_netcode-count"));
     let c_bench: Option<PathBuf> = std::env::var_os("NETCODE_C_BENCH")
         .filter(|v| !v.is_empty())

@@ -15,8 +15,8 @@
 //!
 //! The criterion benchmarks live in `benches/`; run them with
 //! `cargo bench -p netcode-bench`. The peers (`renetcode`, `netcode-official`)
-//! are driven from `benches/peers.rs` and from the counting program
-//! (`src/bin/netcode-count.rs`, with [`count`]).
+//! are driven from [`peers`] by the benches and the counting program
+//! (`src/bin/netcode-count/`, with [`count`]).
 
 pub mod count;
 pub mod peers;
