@@ -164,6 +164,13 @@ impl<E> Output<E> for Discard {
 pub fn server(slots: usize, rng: &mut SeededRng) -> Server<HeapStorage> {
     let config = World::server_config(SERVER);
     let mut server = Server::new(config, HeapStorage::new(slots)).expect("proportional storage");
+    restart(&mut server, slots, rng);
+    server
+}
+
+/// Restarts `server` with `slots` open: empty tables, a new challenge key,
+/// nothing sent (what the batched benches do between batches).
+pub fn restart(server: &mut Server<HeapStorage>, slots: usize, rng: &mut SeededRng) {
     server
         .start(
             Duration::ZERO,
@@ -173,7 +180,6 @@ pub fn server(slots: usize, rng: &mut SeededRng) -> Server<HeapStorage> {
             &mut Discard::default(),
         )
         .expect("valid slot count");
-    server
 }
 
 /// The connection request a fresh client sends first for `token`.

@@ -6,12 +6,13 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
+use netcode_bench::count::in_batches;
 use netcode_bench::peers::{
     official_token, renet_connect, renet_request, renet_server, renet_token,
 };
 use netcode_bench::{
-    Discard, Last, UNIX_NOW, client_address, garbage_request as garbage_bytes, handshake,
-    rand_fill, request_bytes, server, token_bytes, token_params,
+    Discard, Last, client_address, garbage_request as garbage_bytes, handshake, rand_fill,
+    request_bytes, restart, server, token_bytes, token_params,
 };
 use netcode_proto::Key;
 use netcode_proto::client::Client;
@@ -75,20 +76,8 @@ pub(crate) fn request_to_challenge(c: &mut Criterion) {
             .collect();
         let requests: Vec<_> = tokens.iter().map(request_bytes).collect();
         b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            let mut left = iters as usize;
-            while left > 0 {
-                let k = left.min(CHUNK);
-                left -= k;
-                server
-                    .start(
-                        Duration::ZERO,
-                        UNIX_NOW,
-                        256,
-                        &mut rng,
-                        &mut Discard::default(),
-                    )
-                    .unwrap();
+            in_batches(iters as usize, CHUNK, |k| {
+                restart(&mut server, 256, &mut rng);
                 let mut batch = requests[..k].to_vec();
                 let mut out = Discard::default();
                 let start = Instant::now();
@@ -100,10 +89,10 @@ pub(crate) fn request_to_challenge(c: &mut Criterion) {
                         &mut out,
                     );
                 }
-                total += start.elapsed();
+                let elapsed = start.elapsed();
                 assert_eq!(out.sent, k, "one challenge per request");
-            }
-            total
+                elapsed
+            })
         })
     });
     group.bench_function(RENET, |b| {
@@ -111,11 +100,7 @@ pub(crate) fn request_to_challenge(c: &mut Criterion) {
             .map(|i| renet_request(renet_token(i + 1)))
             .collect();
         b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            let mut left = iters as usize;
-            while left > 0 {
-                let k = left.min(CHUNK);
-                left -= k;
+            in_batches(iters as usize, CHUNK, |k| {
                 let mut server = renet_server(256);
                 let mut batch = requests[..k].to_vec();
                 let mut challenges = 0;
@@ -128,10 +113,10 @@ pub(crate) fn request_to_challenge(c: &mut Criterion) {
                         challenges += 1;
                     }
                 }
-                total += start.elapsed();
+                let elapsed = start.elapsed();
                 assert_eq!(challenges, k, "one challenge per request");
-            }
-            total
+                elapsed
+            })
         })
     });
     group.finish();
@@ -195,20 +180,8 @@ pub(crate) fn handshake_bench(c: &mut Criterion) {
             .collect();
         let (mut to_server, mut to_client) = (Last::default(), Last::default());
         b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            let mut left = iters as usize;
-            while left > 0 {
-                let k = left.min(SLOTS);
-                left -= k;
-                server
-                    .start(
-                        Duration::ZERO,
-                        UNIX_NOW,
-                        SLOTS,
-                        &mut rng,
-                        &mut Discard::default(),
-                    )
-                    .unwrap();
+            in_batches(iters as usize, SLOTS, |k| {
+                restart(&mut server, SLOTS, &mut rng);
                 let mut clients: Vec<Client> = (0..k).map(|_| Client::new()).collect();
                 let start = Instant::now();
                 for (i, client) in clients.iter_mut().enumerate() {
@@ -223,30 +196,26 @@ pub(crate) fn handshake_bench(c: &mut Criterion) {
                         &mut to_client,
                     );
                 }
-                total += start.elapsed();
+                let elapsed = start.elapsed();
                 assert_eq!(server.num_connected_clients(), k);
-            }
-            total
+                elapsed
+            })
         })
     });
     group.bench_function(RENET, |b| {
         let tokens: Vec<_> = (0..SLOTS as u64).map(|i| renet_token(i + 1)).collect();
         b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            let mut left = iters as usize;
-            while left > 0 {
-                let k = left.min(SLOTS);
-                left -= k;
+            in_batches(iters as usize, SLOTS, |k| {
                 let mut server = renet_server(SLOTS);
                 let batch = tokens[..k].to_vec();
                 let start = Instant::now();
                 for (i, token) in batch.into_iter().enumerate() {
                     black_box(renet_connect(&mut server, token, client_address(i)));
                 }
-                total += start.elapsed();
+                let elapsed = start.elapsed();
                 assert_eq!(server.connected_clients(), k);
-            }
-            total
+                elapsed
+            })
         })
     });
     group.finish();

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use netcode_bench::count::{in_batches, measure};
 use netcode_bench::{
-    Discard, Last, TickDatagram, UNIX_NOW, client_address, connected, garbage_request, handshake,
-    payload, request_bytes, send_from_each, server, token_bytes, token_params,
+    Discard, Last, TickDatagram, client_address, connected, garbage_request, handshake, payload,
+    request_bytes, restart, send_from_each, server, token_bytes, token_params,
 };
 use netcode_proto::Key;
 use netcode_proto::client::Client;
@@ -99,13 +99,7 @@ fn requests(n: usize) -> Duration {
         .map(|i| request_bytes(&token_bytes(i + 1, &mut rng)))
         .collect();
     in_batches(n, BATCH, |k| {
-        let _ = server.start(
-            Duration::ZERO,
-            UNIX_NOW,
-            BATCH,
-            &mut rng,
-            &mut Discard::default(),
-        );
+        restart(&mut server, BATCH, &mut rng);
         let mut batch: Vec<_> = requests[..k].iter().copied().enumerate().collect();
         let mut out = Discard::default();
         let elapsed = measure(&mut batch, |(i, (request, len))| {
@@ -130,13 +124,7 @@ fn handshakes(n: usize) -> Duration {
         .collect();
     let (mut to_server, mut to_client) = (Last::default(), Last::default());
     in_batches(n, BATCH, |k| {
-        let _ = server.start(
-            Duration::ZERO,
-            UNIX_NOW,
-            BATCH,
-            &mut rng,
-            &mut Discard::default(),
-        );
+        restart(&mut server, BATCH, &mut rng);
         let mut clients: Vec<_> = (0..k).map(|i| (i, Client::new())).collect();
         let elapsed = measure(&mut clients, |(i, client)| {
             let now = Duration::from_millis(101 * *i as u64);
