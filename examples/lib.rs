@@ -17,16 +17,12 @@ use std::time::{Duration, Instant};
 
 use netcode_std::ServerEvent;
 
-/// The protocol id of the reference's examples and tests.
-pub const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
-
-/// The reference's test private key,
-/// `606abe6ec91910ea9a6562f66f2b30e44371d62cd19927266b3c60f4b715aba1`.
-/// Anyone can read it: use it only to talk to the reference's examples.
-pub const PRIVATE_KEY: [u8; 32] = [
-    0x60, 0x6a, 0xbe, 0x6e, 0xc9, 0x19, 0x10, 0xea, 0x9a, 0x65, 0x62, 0xf6, 0x6f, 0x2b, 0x30, 0xe4,
-    0x43, 0x71, 0xd6, 0x2c, 0xd1, 0x99, 0x27, 0x26, 0x6b, 0x3c, 0x60, 0xf4, 0xb7, 0x15, 0xab, 0xa1,
-];
+/// The protocol id of the reference's examples and tests, and its test
+/// private key,
+/// `606abe6ec91910ea9a6562f66f2b30e44371d62cd19927266b3c60f4b715aba1`
+/// (written once, in `netcode_proto::sim::fixtures`). Anyone can read the
+/// key: use it only to talk to the reference's examples.
+pub use netcode_proto::sim::fixtures::{PRIVATE_KEY, PROTOCOL_ID};
 
 /// Connect token lifetime of the reference's client: 30 s.
 pub const CONNECT_TOKEN_EXPIRY: i64 = 30;

@@ -7,35 +7,26 @@
 //! Run: `cargo run --release -p netcode-examples --example soak -- [--minutes N] [--seed S]`
 //! (`--help` says what it takes, prints and how it exits).
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use lexopt::{Arg, Parser};
 use netcode_examples::{CommandLineError, run_program, unexpected, value};
-use netcode_proto::Key;
-use netcode_proto::client::{Client, ClientEvent, ClientState};
+use netcode_proto::client::ClientState;
 use netcode_proto::seeded::SeededRng;
-use netcode_proto::server::{HeapStorage, Server, ServerConfig, ServerEvent};
-use netcode_proto::sim::{NetworkSimulator, SimConfig};
-use netcode_proto::token::{ConnectTokenParams, generate_connect_token};
+use netcode_proto::server::{HeapStorage, ServerEvent};
+use netcode_proto::sim::{SimConfig, World};
 
 const CLIENTS: usize = 256;
-const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
 const FRAME: Duration = Duration::from_millis(100);
-const UNIX_START: u64 = 1_800_000_000;
 
+/// The world (network, server, clients, clock) and what the soak counted.
 struct Soak {
-    sim: NetworkSimulator,
-    now: Duration,
+    world: World,
+    /// The world's time when the soak began.
+    start: Duration,
     server_address: SocketAddr,
-    server: Server<HeapStorage>,
-    server_events: Vec<ServerEvent>,
-    clients: Vec<(SocketAddr, Client, Vec<ClientEvent>)>,
-    by_address: HashMap<SocketAddr, usize>,
-    rng: SeededRng,
-    key: Key,
     next_id: u64,
     connections: u64,
     payloads_checked: u64,
@@ -62,106 +53,64 @@ impl Soak {
             ..SimConfig::default()
         };
         let server_address: SocketAddr = "10.0.0.1:40000".parse().map_err(|e| format!("{e}"))?;
-        let key = Key::from_bytes([0x42; 32]);
-        let config = ServerConfig::new(PROTOCOL_ID, key.clone(), server_address);
-        let server = Server::new(config, HeapStorage::new(CLIENTS)).map_err(|e| e.to_string())?;
-        let mut soak = Self {
-            sim: NetworkSimulator::new(network, seed),
-            now: Duration::ZERO,
+        let storage = HeapStorage::new(CLIENTS);
+        let mut world = World::with_storage(network, seed, storage, CLIENTS, server_address);
+        for i in 0..CLIENTS {
+            world.add_client(&format!("10.1.{}.{}:5000", i / 250, i % 250 + 1));
+        }
+        Ok(Self {
+            start: world.now,
+            world,
             server_address,
-            server,
-            server_events: Vec::new(),
-            clients: Vec::new(),
-            by_address: HashMap::new(),
-            rng: SeededRng::new(seed),
-            key,
             next_id: 1,
             connections: 0,
             payloads_checked: 0,
-        };
-        let mut out = soak
-            .sim
-            .output(soak.now, server_address, &mut soak.server_events);
-        soak.server
-            .start(soak.now, UNIX_START, CLIENTS, &mut soak.rng, &mut out)
-            .map_err(|e| e.to_string())?;
-        for i in 0..CLIENTS {
-            let address: SocketAddr = format!("10.1.{}.{}:5000", i / 250, i % 250 + 1)
-                .parse()
-                .map_err(|e| format!("{e}"))?;
-            soak.by_address.insert(address, i);
-            soak.clients.push((address, Client::new(), Vec::new()));
-        }
-        Ok(soak)
+        })
     }
 
-    fn unix(&self) -> u64 {
-        UNIX_START + self.now.as_secs()
+    /// Simulated seconds since the soak began.
+    fn seconds(&self) -> u64 {
+        (self.world.now - self.start).as_secs()
     }
 
     fn connect(&mut self, c: usize) -> Result<(), String> {
-        let user_data = [0u8; 256];
-        let params = ConnectTokenParams {
-            protocol_id: PROTOCOL_ID,
-            private_key: &self.key,
-            client_id: self.next_id,
-            public_addresses: &[self.server_address],
-            internal_addresses: None,
-            create_timestamp: self.unix(),
-            expire_seconds: 30,
-            timeout_seconds: 5,
-            user_data: &user_data,
-        };
+        let token = self
+            .world
+            .token_for(self.next_id, &[self.server_address], 30, 5);
         self.next_id += 1;
-        let token = generate_connect_token(&params, &mut self.rng).map_err(|e| e.to_string())?;
-        let token = token.write().map_err(|e| e.to_string())?;
-        let (address, client, events) = &mut self.clients[c];
-        let mut out = self.sim.output(self.now, *address, events);
-        client
-            .connect(self.now, &token, &mut out)
-            .map_err(|e| e.to_string())
+        self.world.connect(c, &token);
+        match self.world.state(c) {
+            ClientState::InvalidConnectToken => Err(format!("client {c} refused its token")),
+            _ => Ok(()),
+        }
     }
 
+    /// One frame: the world delivers what is due and updates everyone;
+    /// then every payload that arrived is checked and every event counted.
     fn step(&mut self) -> Result<(), String> {
-        self.now += FRAME;
-        let now = self.now;
-        while let Some(mut d) = self.sim.receive_any(now) {
-            if d.to == self.server_address {
-                let mut out = self
-                    .sim
-                    .output(now, self.server_address, &mut self.server_events);
-                if let Some((_, p)) = self.server.handle(now, d.from, &mut d.bytes, &mut out) {
-                    if !intact(p.data) {
-                        return Err(format!("corrupt payload at the server at {now:?}"));
-                    }
-                    self.payloads_checked += 1;
-                }
-            } else if let Some(&c) = self.by_address.get(&d.to) {
-                let (address, client, events) = &mut self.clients[c];
-                let mut out = self.sim.output(now, *address, events);
-                if let Some(p) = client.handle(now, d.from, &mut d.bytes, &mut out) {
-                    if !intact(p.data) {
-                        return Err(format!("corrupt payload at client {c} at {now:?}"));
-                    }
-                    self.payloads_checked += 1;
-                }
+        self.world.step(FRAME);
+        let now = self.world.now;
+        let server = &mut self.world.servers[0];
+        for (_, _, data) in server.received.drain(..) {
+            if !intact(&data) {
+                return Err(format!("corrupt payload at the server at {now:?}"));
             }
+            self.payloads_checked += 1;
         }
-        for (address, client, events) in &mut self.clients {
-            let mut out = self.sim.output(now, *address, events);
-            client.update(now, &mut out);
-            events.clear();
-        }
-        let unix = self.unix();
-        let mut out = self
-            .sim
-            .output(now, self.server_address, &mut self.server_events);
-        self.server.update(now, unix, &mut out);
-        self.connections += self
-            .server_events
+        self.connections += server
+            .events
             .drain(..)
             .filter(|e| matches!(e, ServerEvent::ClientConnected { .. }))
             .count() as u64;
+        for (c, node) in self.world.clients.iter_mut().enumerate() {
+            for (_, data) in node.received.drain(..) {
+                if !intact(&data) {
+                    return Err(format!("corrupt payload at client {c} at {now:?}"));
+                }
+                self.payloads_checked += 1;
+            }
+            node.events.clear();
+        }
         Ok(())
     }
 }
@@ -174,41 +123,33 @@ fn run(minutes: u64, seed: u64) -> Result<(), String> {
     let frames = minutes * 60 * 10;
     for frame in 0..frames {
         for c in 0..CLIENTS {
-            let now = soak.now;
-            match soak.clients[c].1.state() {
-                ClientState::Connected if roll(300) == 0 => {
-                    let (address, client, events) = &mut soak.clients[c];
-                    client.disconnect(now, &mut soak.sim.output(now, *address, events));
-                }
+            match soak.world.state(c) {
+                ClientState::Connected if roll(300) == 0 => soak.world.client_disconnect(c),
                 ClientState::Connected if roll(2) == 0 => {
                     let data = payload(1 + roll(1200) as usize, roll(256) as u8);
-                    let (address, client, events) = &mut soak.clients[c];
-                    let _ = client.send_payload(
-                        now,
-                        &data,
-                        &mut soak.sim.output(now, *address, events),
-                    );
+                    let now = soak.world.now;
+                    let node = &mut soak.world.clients[c];
+                    let mut out = soak.world.sim.output(now, node.address, &mut node.events);
+                    let _ = node.client.send_payload(now, &data, &mut out);
                 }
                 s if !s.is_active() && roll(20) == 0 => soak.connect(c)?,
                 _ => {}
             }
         }
         for index in 0..CLIENTS {
-            if soak.server.client_connected(index) && roll(3) == 0 {
+            if soak.world.server(0).client_connected(index) && roll(3) == 0 {
                 let data = payload(1 + roll(1200) as usize, roll(256) as u8);
-                let now = soak.now;
-                let mut out = soak
-                    .sim
-                    .output(now, soak.server_address, &mut soak.server_events);
-                let _ = soak.server.send_payload(now, index, &data, &mut out);
+                let _ = soak.world.with_server(0, |server, now, out| {
+                    server.send_payload(now, index, &data, out)
+                });
             }
         }
         soak.step()?;
         if frame % 6000 == 0 {
             println!(
                 "[{:>5} s simulated] {} connected, {} connections so far, {} payloads checked",
-                soak.now.as_secs(),
-                soak.server.num_connected_clients(),
+                soak.seconds(),
+                soak.world.server(0).num_connected_clients(),
                 soak.connections,
                 soak.payloads_checked
             );
@@ -217,19 +158,22 @@ fn run(minutes: u64, seed: u64) -> Result<(), String> {
 
     // Accounting: every datagram sent entered the network and every one
     // delivered was processed or dropped with a reason.
-    let sim = soak.sim.stats();
-    let sent = soak.server.stats().sent.iter().sum::<u64>()
-        + soak
-            .clients
+    let sim = soak.world.sim.stats();
+    let server_stats = soak.world.server(0).stats();
+    let clients = &soak.world.clients;
+    let sent = server_stats.sent.iter().sum::<u64>()
+        + clients
             .iter()
-            .map(|c| c.1.stats().sent.iter().sum::<u64>())
+            .map(|c| c.client.stats().sent.iter().sum::<u64>())
             .sum::<u64>();
-    let handled = soak.server.stats().received.iter().sum::<u64>()
-        + soak.server.stats().dropped_total()
-        + soak
-            .clients
+    let handled = server_stats.received.iter().sum::<u64>()
+        + server_stats.dropped_total()
+        + clients
             .iter()
-            .map(|c| c.1.stats().received.iter().sum::<u64>() + c.1.stats().dropped_total())
+            .map(|c| {
+                let stats = c.client.stats();
+                stats.received.iter().sum::<u64>() + stats.dropped_total()
+            })
             .sum::<u64>();
     if sent != sim.sent || handled != sim.delivered {
         return Err(format!(
@@ -240,29 +184,27 @@ fn run(minutes: u64, seed: u64) -> Result<(), String> {
 
     // Leaks: after everyone leaves and every token expires, a full house connects.
     for c in 0..CLIENTS {
-        let now = soak.now;
-        let (address, client, events) = &mut soak.clients[c];
-        client.disconnect(now, &mut soak.sim.output(now, *address, events));
+        soak.world.client_disconnect(c);
     }
     for _ in 0..400 {
         soak.step()?;
     }
-    soak.sim.set_config(SimConfig::default());
+    soak.world.sim.set_config(SimConfig::default());
     for c in 0..CLIENTS {
         soak.connect(c)?;
     }
     for _ in 0..30 {
         soak.step()?;
     }
-    if soak.server.num_connected_clients() != CLIENTS {
+    let connected = soak.world.server(0).num_connected_clients();
+    if connected != CLIENTS {
         return Err(format!(
-            "only {} of {CLIENTS} fresh clients connected",
-            soak.server.num_connected_clients()
+            "only {connected} of {CLIENTS} fresh clients connected"
         ));
     }
     println!(
         "soak passed: {} simulated s, {} connections, {} payloads checked, {} datagrams sent, {} lost, {} duplicated, in {:.1} s",
-        soak.now.as_secs(),
+        soak.seconds(),
         soak.connections,
         soak.payloads_checked,
         sim.sent,

@@ -1,10 +1,25 @@
-//! Fixtures shared by the benchmarks and the allocation counts: the inputs
-//! every implementation gets (keys, protocol id, addresses, payloads) and
-//! in-memory drivers for netcode-proto's client and server.
+//! Fixtures shared by the benchmarks, the instruction counts and the
+//! allocation counts: the inputs every implementation gets (the reference
+//! tests' key and protocol id from `netcode_proto::sim::fixtures`,
+//! addresses, payloads), connected servers and clients set up on
+//! `netcode_proto::sim::World`, and the one in-memory handshake the timed
+//! loops use.
 //!
-//! The benchmarks themselves live in `benches/netcode.rs`; run them with
+//! Setup runs on the world; the timed loops do not: the world's network
+//! copies every datagram into a `Vec` of its own and records every payload
+//! received, which would add an allocation and a copy per packet to what is
+//! measured (and make the allocation counts of `tests/footprint.rs`
+//! meaningless). So the timed loops hand each datagram straight from one
+//! side's [`Output`] to the other's `handle` ([`Last`], [`Discard`],
+//! [`handshake`]).
+//!
+//! The criterion benchmarks live in `benches/`; run them with
 //! `cargo bench -p netcode-bench`. The peers (`renetcode`, `netcode-official`)
-//! are dev-dependencies, driven from `benches/peers.rs`.
+//! are driven from [`peers`] by the benches and the counting program
+//! (`src/bin/netcode-count/`, with [`count`]).
+
+pub mod count;
+pub mod peers;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
@@ -14,23 +29,21 @@ use netcode_proto::client::{Client, ClientState};
 use netcode_proto::constants::{CONNECT_TOKEN_BYTES, MAX_PACKET_BYTES, USER_DATA_BYTES};
 use netcode_proto::io::Output;
 use netcode_proto::seeded::SeededRng;
-use netcode_proto::server::{HeapStorage, Server, ServerConfig};
+use netcode_proto::server::{HeapStorage, Server};
+use netcode_proto::sim::World;
+use netcode_proto::sim::fixtures::{UNIX_START, perfect};
 use netcode_proto::token::{ConnectTokenParams, generate_connect_token};
 
-/// The protocol id every implementation uses.
-pub const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
-
-/// The private key shared by the "web backend" and the servers.
-pub const PRIVATE_KEY: [u8; 32] = [
-    0x60, 0x6a, 0xbe, 0x6e, 0xc9, 0x19, 0x10, 0xea, 0x9a, 0x65, 0x62, 0xf6, 0x6f, 0x2b, 0x30, 0xe4,
-    0x43, 0x71, 0xd6, 0x2c, 0xd1, 0x99, 0x27, 0x26, 0x6b, 0x3c, 0x60, 0xf4, 0xb7, 0x15, 0xab, 0xa1,
-];
+/// The protocol id every implementation uses, and the private key shared
+/// by the "web backend" and the servers: the reference tests' own.
+pub use netcode_proto::sim::fixtures::{PRIVATE_KEY, PROTOCOL_ID};
 
 /// A packet key, for the wire-level benchmarks.
 pub const PACKET_KEY: [u8; 32] = [0x5c; 32];
 
-/// Unix seconds "now" for token creation and expiry.
-pub const UNIX_NOW: u64 = 1_800_000_000;
+/// Unix seconds "now" for token creation and expiry: where a world's
+/// clock starts.
+pub const UNIX_NOW: u64 = UNIX_START;
 
 /// Token lifetime and connection timeout, in seconds.
 pub const EXPIRE_SECONDS: u64 = 30;
@@ -55,12 +68,13 @@ pub fn payload(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 7 + 3) as u8).collect()
 }
 
-/// A 2048-byte connect token for `client_id`, valid at [`SERVER`].
-pub fn token_bytes(client_id: u64, rng: &mut SeededRng) -> [u8; CONNECT_TOKEN_BYTES] {
-    let key = Key::from_bytes(PRIVATE_KEY);
-    let params = ConnectTokenParams {
+/// The token parameters every implementation gets, for `client_id`, sealed
+/// with `key`: [`SERVER`] alone, made at [`UNIX_NOW`], [`EXPIRE_SECONDS`],
+/// [`TIMEOUT_SECONDS`], [`USER_DATA`].
+pub fn token_params(key: &Key, client_id: u64) -> ConnectTokenParams<'_> {
+    ConnectTokenParams {
         protocol_id: PROTOCOL_ID,
-        private_key: &key,
+        private_key: key,
         client_id,
         public_addresses: &[SERVER],
         internal_addresses: None,
@@ -68,8 +82,13 @@ pub fn token_bytes(client_id: u64, rng: &mut SeededRng) -> [u8; CONNECT_TOKEN_BY
         expire_seconds: EXPIRE_SECONDS as i64,
         timeout_seconds: TIMEOUT_SECONDS,
         user_data: &USER_DATA,
-    };
-    generate_connect_token(&params, rng)
+    }
+}
+
+/// A 2048-byte connect token for `client_id`, valid at [`SERVER`].
+pub fn token_bytes(client_id: u64, rng: &mut SeededRng) -> [u8; CONNECT_TOKEN_BYTES] {
+    let key = Key::from_bytes(PRIVATE_KEY);
+    generate_connect_token(&token_params(&key, client_id), rng)
         .and_then(|t| t.write())
         .expect("valid token parameters")
 }
@@ -143,8 +162,15 @@ impl<E> Output<E> for Discard {
 
 /// A netcode-proto server on the heap, started with `slots` slots.
 pub fn server(slots: usize, rng: &mut SeededRng) -> Server<HeapStorage> {
-    let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY), SERVER);
+    let config = World::server_config(SERVER);
     let mut server = Server::new(config, HeapStorage::new(slots)).expect("proportional storage");
+    restart(&mut server, slots, rng);
+    server
+}
+
+/// Restarts `server` with `slots` open: empty tables, a new challenge key,
+/// nothing sent (what the batched benches do between batches).
+pub fn restart(server: &mut Server<HeapStorage>, slots: usize, rng: &mut SeededRng) {
     server
         .start(
             Duration::ZERO,
@@ -154,7 +180,6 @@ pub fn server(slots: usize, rng: &mut SeededRng) -> Server<HeapStorage> {
             &mut Discard::default(),
         )
         .expect("valid slot count");
-    server
 }
 
 /// The connection request a fresh client sends first for `token`.
@@ -172,6 +197,10 @@ pub fn request_bytes(token: &[u8; CONNECT_TOKEN_BYTES]) -> ([u8; MAX_PACKET_BYTE
 /// Runs a complete handshake in memory, from a fresh client and its token
 /// to both sides connected, at time `now` (which must be at least 101 ms past
 /// the previous handshake's on this server). `client` must be disconnected.
+///
+/// The timed handshake and its allocation count: each datagram goes straight
+/// from one side's [`Last`] to the other side, with nothing allocated on the
+/// way (the world would copy each into a `Vec`). Setup uses [`connected`].
 pub fn handshake(
     server: &mut Server<HeapStorage>,
     client: &mut Client,
@@ -196,43 +225,76 @@ pub fn handshake(
     debug_assert_eq!(client.state(), ClientState::Connected);
 }
 
-/// A server with `n` clients connected in memory, and those clients.
+/// A server with `n` clients connected, and those clients, taken out of the
+/// world that connected them.
 pub struct Connected {
     /// The server, `n` slots, all taken.
     pub server: Server<HeapStorage>,
     /// The clients; client `i` is at [`client_address`]`(i)`.
     pub clients: Vec<Client>,
-    /// The time after the last handshake.
+    /// The world's monotonic time once every client was connected.
     pub now: Duration,
+    /// The world's unix time then.
+    pub unix: u64,
 }
 
-/// Connects `n` clients to a fresh `n`-slot server.
+/// Connects `n` clients to a fresh `n`-slot server at [`SERVER`], on a
+/// perfect simulated network (`netcode_proto::sim::World`, seeded by `seed`).
 pub fn connected(n: usize, seed: u64) -> Connected {
-    let mut rng = SeededRng::new(seed);
-    let mut server = server(n, &mut rng);
-    let mut clients = Vec::with_capacity(n);
-    let (mut to_server, mut to_client) = (Last::default(), Last::default());
-    let mut now = Duration::ZERO;
+    let mut world = World::with_storage(perfect(), seed, HeapStorage::new(n), n, SERVER);
     for i in 0..n {
-        let token = token_bytes(i as u64 + 1, &mut rng);
-        let mut client = Client::new();
-        handshake(
-            &mut server,
-            &mut client,
-            client_address(i),
-            &token,
-            now,
-            &mut to_server,
-            &mut to_client,
+        let c = world.add_client(&client_address(i).to_string());
+        let token = world.token_for(
+            i as u64 + 1,
+            &[SERVER],
+            EXPIRE_SECONDS as i64,
+            TIMEOUT_SECONDS,
         );
-        assert_eq!(client.state(), ClientState::Connected, "client {i}");
-        clients.push(client);
-        now += Duration::from_millis(101);
+        world.connect(c, &token);
     }
-    assert_eq!(server.num_connected_clients(), n);
+    let all = |w: &World| (0..n).all(|c| w.state(c) == ClientState::Connected);
+    assert!(world.run_until(100, all), "every client connected");
+    let node = world.servers.swap_remove(0);
+    assert_eq!(node.server.num_connected_clients(), n);
     Connected {
-        server,
-        clients,
-        now,
+        server: node.server,
+        clients: world.clients.into_iter().map(|c| c.client).collect(),
+        now: world.now,
+        unix: world.unix,
+    }
+}
+
+/// Fills `bytes` from `rng`.
+pub fn rand_fill(rng: &mut SeededRng, bytes: &mut [u8]) {
+    netcode_proto::rand_core::Rng::fill_bytes(rng, bytes);
+}
+
+/// A request-sized datagram of random bytes behind a request prefix (its
+/// first byte 0): what every server must drop cheaply.
+pub fn garbage_request() -> Vec<u8> {
+    let mut rng = SeededRng::new(5);
+    let mut garbage = vec![0u8; netcode_proto::constants::CONNECTION_REQUEST_BYTES];
+    rand_fill(&mut rng, &mut garbage);
+    garbage[0] = 0;
+    garbage
+}
+
+/// One datagram per client in a server tick: room for a 100-byte payload
+/// packet, and its length.
+pub type TickDatagram = ([u8; 160], usize);
+
+/// Every client sends `data` at `now` (the encryption is not what a tick
+/// measures); client `i`'s datagram lands in `datagrams[i]`.
+pub fn send_from_each(
+    clients: &mut [Client],
+    now: Duration,
+    data: &[u8],
+    datagrams: &mut [TickDatagram],
+) {
+    for (client, (bytes, len)) in clients.iter_mut().zip(datagrams) {
+        let mut sent = Last::default();
+        let _ = client.send_payload(now, data, &mut sent);
+        bytes[..sent.len].copy_from_slice(&sent.bytes[..sent.len]);
+        *len = sent.len;
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use netcode_bench::{
     Discard, Last, PACKET_KEY, PROTOCOL_ID, UNIX_NOW, client_address, connected, handshake,
-    payload, server, token_bytes,
+    payload, peers, server, token_bytes,
 };
 use netcode_proto::client::Client;
 use netcode_proto::constants::MAX_PACKET_BYTES;
@@ -21,9 +21,6 @@ use netcode_proto::server::{
     MAPPINGS_PER_SLOT, Mapping, Server, TOKEN_BUCKETS_PER_SLOT, TOKENS_PER_SLOT, TokenEntry,
 };
 use netcode_proto::{Key, ReplayProtection};
-
-#[path = "../benches/peers.rs"]
-mod peers;
 
 #[global_allocator]
 static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
@@ -149,7 +146,7 @@ fn netcode_proto_allocates_nothing_per_packet() {
         "Server::update (4 clients)",
         per_call(TIMES, || {
             tick += Duration::from_millis(50);
-            pair.server.update(tick, UNIX_NOW, &mut discard);
+            pair.server.update(tick, pair.unix, &mut discard);
         }),
     ));
 

@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::*;
 use netcode as official;
@@ -44,22 +44,30 @@ fn our_client_connects_to_our_server_with_their_token_and_theirs_with_ours() {
             &PRIVATE_KEY,
         ))
         .unwrap();
-    run_until("their token admits our client to our server", |t| {
-        client.update(t);
-        ours.update(t);
-        client.state() == ClientState::Connected && ours.client_connected(0)
-    });
+    run_until(
+        "their token admits our client to our server",
+        Instant::now(),
+        |t| {
+            client.update(t);
+            ours.update(t);
+            client.state() == ClientState::Connected && ours.client_connected(0)
+        },
+    );
 
     let mut theirs = their_server();
     let mut their_client = official::Client::new("127.0.0.1:0".parse().unwrap(), 0.0).unwrap();
     their_client
         .connect(&our_token(theirs.address(), PROTOCOL_ID, &PRIVATE_KEY))
         .unwrap();
-    run_until("our token admits their client to their server", |t| {
-        their_client.update(t);
-        theirs.update(t);
-        their_client.state() == official::ClientState::Connected && theirs.client_connected(0)
-    });
+    run_until(
+        "our token admits their client to their server",
+        Instant::now(),
+        |t| {
+            their_client.update(t);
+            theirs.update(t);
+            their_client.state() == official::ClientState::Connected && theirs.client_connected(0)
+        },
+    );
     assert_eq!(theirs.client_user_data(0), Some(&[9; 256]));
 }
 
@@ -73,7 +81,7 @@ fn wrong_protocol_id_or_key_never_connects_either_way() {
         client
             .connect(&their_token(server.public_address(), protocol_id, key))
             .unwrap();
-        run_for(Duration::from_millis(700), |t| {
+        run_for(Duration::from_millis(700), Instant::now(), |t| {
             client.update(t);
             server.update(t);
             assert_ne!(client.state(), official::ClientState::Connected);
@@ -90,7 +98,7 @@ fn wrong_protocol_id_or_key_never_connects_either_way() {
         client
             .connect(&our_token(server.address(), protocol_id, key))
             .unwrap();
-        run_for(Duration::from_millis(700), |t| {
+        run_for(Duration::from_millis(700), Instant::now(), |t| {
             client.update(t);
             server.update(t);
             assert_ne!(client.state(), ClientState::Connected);

@@ -187,7 +187,7 @@ fn mio_client_on_a_mio_server_then_leaves() {
 
 #[test]
 fn ipv6_loopback() {
-    if !ipv6_available() {
+    if !ipv6_available(module_path!()) {
         return;
     }
     let mut event_loop = EventLoop::new();
@@ -206,7 +206,7 @@ fn ipv6_loopback() {
 /// server's IPv6 address first.
 #[test]
 fn dual_stack_mio_server_over_both_families() {
-    if !ipv6_available() {
+    if !ipv6_available(module_path!()) {
         return;
     }
     let mut event_loop = EventLoop::new();

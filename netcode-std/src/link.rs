@@ -155,15 +155,16 @@ pub(crate) trait HasLink<S> {
 /// read, handing each datagram (decryptable in place) to `handle` along
 /// with `io`. Counts what it reads and skips, and notes a backlog on the
 /// socket when the limit stopped it, so that `Sockets::backlog` says work
-/// is due at once.
+/// is due at once; returns whether it left the socket empty.
 pub(crate) fn drain<S: Socket, Io: HasLink<S>>(
     io: &mut Io,
     inbox: &mut Inbox,
     family: Family,
     limit: usize,
     mut handle: impl FnMut(&mut Io, &mut [u8], SocketAddr),
-) {
+) -> bool {
     let mut left = limit;
+    let mut emptied = false;
     let backlog = loop {
         if left == 0 {
             break true;
@@ -171,7 +172,7 @@ pub(crate) fn drain<S: Socket, Io: HasLink<S>>(
         let want = inbox.buffers.len().min(left);
         let link = io.link();
         let Some(socket) = link.sockets.get(family) else {
-            return;
+            return false;
         };
         link.stats.receive_calls += 1;
         let result = socket.recv_batch(&mut inbox.buffers[..want], &mut inbox.received[..want]);
@@ -186,12 +187,16 @@ pub(crate) fn drain<S: Socket, Io: HasLink<S>>(
                 }
                 // A short batch means the socket had no more waiting.
                 if count < want {
+                    emptied = true;
                     break false;
                 }
             }
             Err(e) => {
                 match e.kind() {
-                    io::ErrorKind::WouldBlock => break false,
+                    io::ErrorKind::WouldBlock => {
+                        emptied = true;
+                        break false;
+                    }
                     // ICMP "port unreachable" from an earlier send, or an
                     // interrupted call: read on.
                     io::ErrorKind::ConnectionRefused
@@ -209,6 +214,7 @@ pub(crate) fn drain<S: Socket, Io: HasLink<S>>(
         }
     };
     io.link().sockets.set_backlog(family, backlog);
+    emptied
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ fn binding_a_port_in_use_is_addr_in_use() {
         }
         other => panic!("expected AddrInUse, got {other:?}"),
     }
-    if ipv6_available() {
+    if ipv6_available(module_path!()) {
         let taken6 = UdpSocket::bind("[::1]:0").unwrap();
         let port = taken6.local_addr().unwrap().port();
         let result = Server::new_dual("127.0.0.1:0", format!("[::1]:{port}"), config());

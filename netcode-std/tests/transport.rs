@@ -60,7 +60,7 @@ fn a_failed_adoption_is_a_register_error() {
     ));
     assert!(e.to_string().contains("register"), "{e}");
     assert!(std::error::Error::source(&e).is_some());
-    if ipv6_available() {
+    if ipv6_available(module_path!()) {
         let mut calls = 0;
         let second_fails = |_: Family, socket: UdpSocket| {
             calls += 1;

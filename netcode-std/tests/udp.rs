@@ -137,7 +137,7 @@ fn connect_and_exchange(
 
 #[test]
 fn ipv6_loopback() {
-    if !ipv6_available() {
+    if !ipv6_available(module_path!()) {
         return;
     }
     let epoch = Instant::now();
@@ -156,7 +156,7 @@ fn ipv6_loopback() {
 /// dual client whose token lists the server's IPv6 address.
 #[test]
 fn dual_stack_server_over_both_families() {
-    if !ipv6_available() {
+    if !ipv6_available(module_path!()) {
         return;
     }
     let epoch = Instant::now();
@@ -281,7 +281,7 @@ fn a_full_small_server_denies_the_others() {
 fn packet_tagging_sockets_connect() {
     let epoch = Instant::now();
     let mut hosts = vec!["127.0.0.1:0"];
-    if ipv6_available() {
+    if ipv6_available(module_path!()) {
         hosts.push("[::1]:0");
     }
     for (i, host) in hosts.into_iter().enumerate() {

@@ -32,7 +32,7 @@ fn idle_server_sleeps_for_max() {
 
 #[test]
 fn dual_stack_server_wakes_for_either_family() {
-    if !ipv6_available() {
+    if !ipv6_available(module_path!()) {
         return;
     }
     let mut server = Server::new_dual("127.0.0.1:0", "[::1]:0", config()).unwrap();

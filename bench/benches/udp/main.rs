@@ -1,21 +1,26 @@
-//! UDP loopback throughput: payloads per second through a netcode server
-//! with 256 connected clients, over real 127.0.0.1 UDP, for netcode-mio and
-//! the peers in the same run (`rig.rs` says what one run does).
+//! UDP loopback echo: server CPU per payload, payloads per second and
+//! datagram system calls per datagram through a netcode server with N
+//! connected clients, over real 127.0.0.1 UDP, for our server (batched and
+//! one datagram per call), the peers and a bare floor in the same run
+//! (`rig/mod.rs` says what one run does; `summary.rs` what is printed).
 //!
 //! ```text
 //! cargo bench -p netcode-bench --bench udp
 //! cargo bench -p netcode-bench --bench udp -- [FILTER...] [--rounds N]
 //!     [--measurement-time SECONDS] [--warm-up-time SECONDS]
-//!     [--clients N] [--window W]
+//!     [--syscall-time SECONDS] [--clients N] [--window W]
 //! ```
 //!
-//! Defaults: 256 clients, 8 payloads in flight per client, 1 s of warm-up
-//! and 3 s measured per run, 5 rounds. Every pairing of server and clients
-//! runs once per round, each round starting one pairing further on, so the
-//! machine's drifting load falls on every implementation alike; the summary gives
-//! each pairing's median over the rounds, its best round, and its ratios
-//! to netcode-mio taken round by round. A FILTER keeps the pairings whose
-//! name (`udp_echo/<server> server, <clients> clients`) contains it.
+//! Defaults: 256 clients, 8 payloads in flight per client, 1 s of warm-up,
+//! 3 s measured, then 1 s of `perf stat` counting system calls, 5 rounds.
+//! Every pairing of server and clients runs once per round, each round
+//! starting one pairing further on, so the machine's drifting load falls on
+//! every implementation alike; each round also measures the AEAD cost of
+//! one echo in-process. The summary gives each pairing's medians over the
+//! rounds and the ratios against the targets, taken round by round. A
+//! pairing whose server cannot take N clients is listed as not run, with
+//! the reason. A FILTER keeps the pairings whose name
+//! (`udp_echo/<server> server, <clients> clients`) contains it.
 //! criterion's other options are accepted and ignored, so the crate's
 //! `cargo bench -p netcode-bench -- ...` commands run this bench too (with
 //! criterion's filters, which match none of its names, it runs nothing).
@@ -23,20 +28,21 @@
 //! with 8 clients, as a smoke test; `tests/udp.rs` is the one `cargo test`
 //! runs.
 //!
-//! This is not a criterion bench: a run needs a server thread and 256
+//! This is not a criterion bench: a run needs a server thread and N
 //! connected clients alive across its whole measurement, reports more than
-//! a time (payloads at the server, echoes, loss, each thread's CPU and its
-//! kernel share), and alternating the implementations round by round keeps
-//! their ratios fair on a machine whose load moves, where criterion would
-//! measure one implementation to the end before starting the next.
+//! a time, and alternating the implementations round by round keeps their
+//! ratios fair on a machine whose load moves, where criterion would measure
+//! one implementation to the end before starting the next.
 
-#[path = "rig.rs"]
+#[path = "rig/mod.rs"]
 mod rig;
+mod summary;
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use rig::{Implementation, Measurement, PAIRINGS, Pairing, Settings};
+use rig::aead::{AeadCost, aead_cost};
+use rig::{Measurement, PAIRINGS, Pairing, Settings};
 
 /// criterion's options that take a value, skipped with it.
 const CRITERION_VALUED: [&str; 14] = [
@@ -55,6 +61,9 @@ const CRITERION_VALUED: [&str; 14] = [
     "--color",
     "--format",
 ];
+
+/// Open + seal pairs timed per round for the AEAD cost.
+const AEAD_ITERATIONS: u64 = 250_000;
 
 struct Args {
     bench: bool,
@@ -79,6 +88,7 @@ fn parse() -> Result<Args, String> {
             window: 8,
             warm_up: Duration::from_secs(1),
             measure: Duration::from_secs(3),
+            syscall_window: Some(Duration::from_secs(1)),
         },
     };
     let mut rest = std::env::args().skip(1);
@@ -103,6 +113,7 @@ fn parse() -> Result<Args, String> {
             "--list" => args.list = true,
             "--measurement-time" => args.settings.measure = seconds(value(&arg)?)?,
             "--warm-up-time" => args.settings.warm_up = seconds(value(&arg)?)?,
+            "--syscall-time" => args.settings.syscall_window = Some(seconds(value(&arg)?)?),
             "--rounds" => args.rounds = count(value(&arg)?)?,
             "--clients" => args.settings.clients = count(value(&arg)?)?,
             "--window" => args.settings.window = count(value(&arg)?)?,
@@ -121,6 +132,7 @@ fn parse() -> Result<Args, String> {
             window: 4,
             warm_up: Duration::from_millis(100),
             measure: Duration::from_millis(200),
+            syscall_window: None,
         };
     }
     Ok(args)
@@ -134,6 +146,19 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// What the rounds measured: per pairing its runs (or why it was not run),
+/// and the AEAD cost of each round.
+pub(crate) struct Results {
+    /// The pairings, in the order of the tables.
+    pub(crate) pairings: Vec<Pairing>,
+    /// Each pairing's runs, one per round.
+    pub(crate) runs: Vec<Vec<Measurement>>,
+    /// Why a pairing was not run at all.
+    pub(crate) refusals: Vec<Option<String>>,
+    /// The AEAD cost, one per round (where the OS gives thread CPU time).
+    pub(crate) aead: Vec<AeadCost>,
 }
 
 fn bench() -> Result<(), String> {
@@ -154,44 +179,94 @@ fn bench() -> Result<(), String> {
     let s = &args.settings;
     println!(
         "UDP loopback echo: {} clients, {}-byte payloads, {} in flight per client, \
-         {:.1} s warm-up, {:.1} s measured, {} round(s)",
+         {:.1} s warm-up, {:.1} s measured, {} round(s); AEAD backend {}",
         s.clients,
         rig::PAYLOAD_BYTES,
         s.window,
         s.warm_up.as_secs_f64(),
         s.measure.as_secs_f64(),
-        args.rounds
+        args.rounds,
+        AeadCost::backend(),
     );
+    match s.syscall_window {
+        Some(w) if rig::syscalls::perf_available() => println!(
+            "system calls: perf stat on the server thread for {:.1} s after each window",
+            w.as_secs_f64()
+        ),
+        Some(_) => println!("system calls: n/a (perf is not on the path)"),
+        None => {}
+    }
 
-    let mut results: Vec<Vec<Measurement>> = vec![Vec::new(); pairings.len()];
+    let refusals: Vec<Option<String>> = pairings.iter().map(|p| p.refusal(s.clients)).collect();
+    let mut results = Results {
+        runs: vec![Vec::new(); pairings.len()],
+        refusals,
+        aead: Vec::new(),
+        pairings,
+    };
+    let n = results.pairings.len();
     for round in 0..args.rounds {
         // Each round starts one pairing further on, so none always runs
         // first (or right after the same other).
-        for k in 0..pairings.len() {
-            let i = (round + k) % pairings.len();
-            let pairing = pairings[i];
+        for k in 0..n {
+            let i = (round + k) % n;
+            let pairing = results.pairings[i];
+            if let Some(refusal) = &results.refusals[i] {
+                println!("round {} {}: not run: {refusal}", round + 1, pairing.id());
+                continue;
+            }
             let m = rig::run(pairing, s).map_err(|e| format!("{}: {e}", pairing.id()))?;
             println!("round {} {}: {}", round + 1, pairing.id(), line(&m));
             if m.echoes == 0 {
                 return Err(format!("{}: no echoes", pairing.id()));
             }
-            results[i].push(m);
+            results.runs[i].push(m);
+        }
+        if args.bench
+            && let Some(cost) = aead_cost(AEAD_ITERATIONS)
+        {
+            println!(
+                "round {} AEAD open + seal of {} bytes: {:.3} µs ({}), {:.3} µs (RustCrypto)",
+                round + 1,
+                rig::PAYLOAD_BYTES,
+                cost.ours_us,
+                AeadCost::backend(),
+                cost.rustcrypto_us
+            );
+            results.aead.push(cost);
         }
     }
     if args.bench {
-        summary(&pairings, &results);
+        summary::print(&results);
     }
     Ok(())
 }
 
+/// One run, on one line.
 fn line(m: &Measurement) -> String {
     let percent = |share: Option<f64>| share.map_or("?".into(), |s| format!("{:.0} %", s * 100.0));
     let micros = |us: Option<f64>| us.map_or("?".into(), |us| format!("{us:.2} µs"));
+    let syscalls = match &m.syscalls {
+        Ok(count) => format!(
+            "{:.3} ({} calls / {:.0} datagrams)",
+            count.per_datagram(),
+            count.calls,
+            count.datagrams
+        ),
+        Err(why) => why.clone(),
+    };
+    let figure = |f: Option<f64>| f.map_or("n/a".into(), |c| format!("{c:.3}"));
+    let calls = figure(m.calls_per_datagram());
+    let datagrams = figure(m.datagrams_per_payload());
+    let keep_alives = figure(m.keep_alives_per_payload());
     format!(
         "{:.0} payloads/s at the server, {:.0} echoes/s at the clients; \
          server thread {} on a CPU ({} of it in the kernel), {} per payload; \
+         datagram system calls per datagram {syscalls}, socket batch calls per datagram {calls}; \
+         server datagrams per payload {datagrams} ({keep_alives} keep-alives); \
          clients' thread {} on a CPU ({} in the kernel), {} per echo; \
-         {} lost, {} wrong, {} connected at the end",
+         {} lost, {} wrong, {} connected at the end; {} datagrams dropped by full receive \
+         buffers (system-wide)",
         m.server_pps(),
         m.echo_pps(),
         percent(m.server_busy()),
@@ -203,90 +278,6 @@ fn line(m: &Measurement) -> String {
         m.lost,
         m.wrong,
         m.connected_at_end,
+        m.receive_buffer_drops.map_or("?".into(), |d| d.to_string()),
     )
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
-}
-
-/// A figure of every round of a pairing.
-type Figure = fn(&Measurement) -> Option<f64>;
-
-/// The median over the rounds, formatted with `decimals`.
-fn median_of(runs: &[Measurement], figure: Figure, decimals: usize) -> String {
-    let values: Option<Vec<f64>> = runs.iter().map(figure).collect();
-    values.map_or("?".into(), |v| format!("{:.*}", decimals, median(v)))
-}
-
-/// The median and range of `ratio(ours, theirs)` round by round.
-fn ratio_of(
-    ours: &[Measurement],
-    runs: &[Measurement],
-    figure: Figure,
-    ratio: fn(f64, f64) -> f64,
-) -> String {
-    let ratios: Vec<f64> = (ours.iter().zip(runs))
-        .filter_map(|(a, b)| Some(ratio(figure(a)?, figure(b)?)))
-        .collect();
-    if ratios.is_empty() {
-        return "?".into();
-    }
-    let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = ratios.iter().copied().fold(0.0, f64::max);
-    format!("{:.2}× ({lo:.2}–{hi:.2})", median(ratios))
-}
-
-fn summary(pairings: &[Pairing], results: &[Vec<Measurement>]) {
-    let ours = pairings
-        .iter()
-        .position(|p| p.server == Implementation::Mio && p.clients == Implementation::Mio);
-    let pps: Figure = |m| Some(m.server_pps());
-    let server_us: Figure = Measurement::server_us_per_payload;
-    let client_us: Figure = Measurement::client_us_per_echo;
-    let server_busy: Figure = |m| Some(m.server_busy()? * 100.0);
-    let client_busy: Figure = |m| Some(m.client_busy()? * 100.0);
-    let server_kernel: Figure = |m| Some(m.server_kernel? * 100.0);
-    println!();
-    println!(
-        "| server | clients | payloads/s (median) | best round | netcode-mio / this | \
-         server CPU per payload | this / netcode-mio | server thread on a CPU | \
-         of which kernel | clients' CPU per echo | clients' thread on a CPU | lost |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for (i, (pairing, runs)) in pairings.iter().zip(results).enumerate() {
-        let (pps_ratio, cpu_ratio) = match ours {
-            Some(o) if o != i => (
-                ratio_of(&results[o], runs, pps, |a, b| a / b),
-                ratio_of(&results[o], runs, server_us, |a, b| b / a),
-            ),
-            _ => Default::default(),
-        };
-        let best = runs.iter().map(Measurement::server_pps).fold(0.0, f64::max);
-        let lost: u64 = runs.iter().map(|m| m.lost + m.wrong).sum();
-        println!(
-            "| {} | {} | {} | {best:.0} | {pps_ratio} | {} µs | {cpu_ratio} | {} % | {} % | {} µs | {} % | {lost} |",
-            pairing.server.name(),
-            pairing.clients.name(),
-            median_of(runs, pps, 0),
-            median_of(runs, server_us, 2),
-            median_of(runs, server_busy, 0),
-            median_of(runs, server_kernel, 0),
-            median_of(runs, client_us, 2),
-            median_of(runs, client_busy, 0),
-        );
-    }
-    println!(
-        "\nnetcode-mio / this: netcode-mio's payloads per second over the pairing's, \
-         round by round (median and range); this / netcode-mio: the pairing's server \
-         CPU per payload over netcode-mio's, likewise. CPU per payload: the thread's \
-         time on a CPU (schedstat) over the window's payloads. lost: payloads given \
-         up on or echoed wrong, every round."
-    );
 }

@@ -1,10 +1,10 @@
 //! What the live interop tests share: the reference's protocol id and test
-//! key, the payload, loops that always end, and peers and tokens from the
-//! official port (`netcode-official`) and from us.
-#![allow(dead_code, unreachable_pub)]
+//! key, the payload and loops that always end (from the workspace's
+//! `support/test-fixtures`), and peers and tokens from the official port
+//! (`netcode-official`) and from us.
+#![allow(dead_code, unreachable_pub, unused_imports)]
 
 use std::net::SocketAddr;
-use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use netcode as official;
@@ -16,38 +16,11 @@ use netcode_std::{
     ClientState, DisconnectReason, ServerConfig, ServerEvent, TokenRequest, generate_connect_token,
 };
 
-pub const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
-pub const PRIVATE_KEY: [u8; 32] = [
-    0x60, 0x6a, 0xbe, 0x6e, 0xc9, 0x19, 0x10, 0xea, 0x9a, 0x65, 0x62, 0xf6, 0x6f, 0x2b, 0x30, 0xe4,
-    0x43, 0x71, 0xd6, 0x2c, 0xd1, 0x99, 0x27, 0x26, 0x6b, 0x3c, 0x60, 0xf4, 0xb7, 0x15, 0xab, 0xa1,
-];
-/// Every loop gives up after this long.
-pub const LIMIT: Duration = Duration::from_secs(10);
+pub use test_fixtures::{PRIVATE_KEY, PROTOCOL_ID, run_for, run_until};
 
+/// The payload every scenario sends: 1200 bytes, byte i is `i % 256`.
 pub fn pattern() -> Vec<u8> {
-    (0..1200).map(|i| (i % 256) as u8).collect()
-}
-
-/// Runs `step` every millisecond (with the seconds elapsed) until it returns
-/// true; panics with `what` after [`LIMIT`].
-pub fn run_until(what: &str, mut step: impl FnMut(f64) -> bool) {
-    let start = Instant::now();
-    while start.elapsed() < LIMIT {
-        if step(start.elapsed().as_secs_f64()) {
-            return;
-        }
-        sleep(Duration::from_millis(1));
-    }
-    panic!("timed out after {LIMIT:?}: {what}");
-}
-
-/// Runs `step` for `duration`, for checks that something never happens.
-pub fn run_for(duration: Duration, mut step: impl FnMut(f64)) {
-    let start = Instant::now();
-    while start.elapsed() < duration {
-        step(start.elapsed().as_secs_f64());
-        sleep(Duration::from_millis(1));
-    }
+    test_fixtures::pattern(1200, 0)
 }
 
 pub fn their_server() -> official::Server {
@@ -205,32 +178,36 @@ pub fn their_client_talks_to_our_server_then_leaves(ours: &mut impl OurServer) {
         .unwrap();
     let payload = pattern();
     let (mut at_server, mut at_client) = (0, 0);
-    run_until("their client connects and payloads flow both ways", |t| {
-        client.update(t);
-        ours.step(t);
-        if client.state() == official::ClientState::Connected {
-            client.send_packet(&payload).unwrap();
-        }
-        let server = ours.server();
-        if server.client_connected(0) {
-            server.send_packet(0, &payload).unwrap();
-        }
-        while let Some(p) = server.receive_packet(0) {
-            assert_eq!(p.data(), &payload[..], "payload from their client");
-            at_server += 1;
-            server.free_packet(p);
-        }
-        while let Some((data, _)) = client.receive_packet() {
-            assert_eq!(data, payload, "payload from our server");
-            at_client += 1;
-        }
-        at_server >= 10 && at_client >= 10
-    });
+    run_until(
+        "their client connects and payloads flow both ways",
+        Instant::now(),
+        |t| {
+            client.update(t);
+            ours.step(t);
+            if client.state() == official::ClientState::Connected {
+                client.send_packet(&payload).unwrap();
+            }
+            let server = ours.server();
+            if server.client_connected(0) {
+                server.send_packet(0, &payload).unwrap();
+            }
+            while let Some(p) = server.receive_packet(0) {
+                assert_eq!(p.data(), &payload[..], "payload from their client");
+                at_server += 1;
+                server.free_packet(p);
+            }
+            while let Some((data, _)) = client.receive_packet() {
+                assert_eq!(data, payload, "payload from our server");
+                at_client += 1;
+            }
+            at_server >= 10 && at_client >= 10
+        },
+    );
     let server = ours.server();
     assert_eq!(server.client_id(0), Some(42));
     assert_eq!(server.client_user_data(0), Some(&[7; 256]));
     client.disconnect();
-    run_until("our server sees the client leave", |t| {
+    run_until("our server sees the client leave", Instant::now(), |t| {
         ours.step(t);
         !ours.server().client_connected(0)
     });
@@ -260,34 +237,42 @@ pub fn our_client_talks_to_their_server_then_is_kicked(ours: &mut impl OurClient
         .unwrap();
     let payload = pattern();
     let (mut at_server, mut at_client) = (0, 0);
-    run_until("our client connects and payloads flow both ways", |t| {
-        ours.step(t);
-        server.update(t);
-        let client = ours.client();
-        if client.state() == ClientState::Connected {
-            client.send_packet(&payload).unwrap();
-        }
-        if server.client_connected(0) {
-            server.send_packet(0, &payload).unwrap();
-        }
-        while let Some((data, _)) = server.receive_packet(0) {
-            assert_eq!(data, payload, "payload from our client");
-            at_server += 1;
-        }
-        while let Some(p) = client.receive_packet() {
-            assert_eq!(p.data(), &payload[..], "payload from their server");
-            at_client += 1;
-            client.free_packet(p);
-        }
-        at_server >= 10 && at_client >= 10
-    });
+    run_until(
+        "our client connects and payloads flow both ways",
+        Instant::now(),
+        |t| {
+            ours.step(t);
+            server.update(t);
+            let client = ours.client();
+            if client.state() == ClientState::Connected {
+                client.send_packet(&payload).unwrap();
+            }
+            if server.client_connected(0) {
+                server.send_packet(0, &payload).unwrap();
+            }
+            while let Some((data, _)) = server.receive_packet(0) {
+                assert_eq!(data, payload, "payload from our client");
+                at_server += 1;
+            }
+            while let Some(p) = client.receive_packet() {
+                assert_eq!(p.data(), &payload[..], "payload from their server");
+                at_client += 1;
+                client.free_packet(p);
+            }
+            at_server >= 10 && at_client >= 10
+        },
+    );
     assert_eq!(server.client_id(0), 43);
     assert_eq!(ours.client().client_index(), 0);
     assert_eq!(ours.client().max_clients(), 4);
     server.disconnect_client(0);
-    run_until("our client sees the server disconnect it", |t| {
-        server.update(t);
-        ours.step(t);
-        ours.client().state() == ClientState::Disconnected
-    });
+    run_until(
+        "our client sees the server disconnect it",
+        Instant::now(),
+        |t| {
+            server.update(t);
+            ours.step(t);
+            ours.client().state() == ClientState::Disconnected
+        },
+    );
 }

@@ -1,12 +1,10 @@
-//! Shared pieces of the mio tests: netcode-std's real-UDP test helpers
-//! (keys, tokens, payload patterns, loops that always end), and an event
-//! loop that drives mio and std servers and clients together.
-#![allow(dead_code, unreachable_pub)]
+//! Shared pieces of the mio tests: the workspace's test fixtures
+//! (`support/test-fixtures`: keys, tokens, payload patterns, loops that
+//! always end), and an event loop that drives mio and std servers and
+//! clients together.
+#![allow(dead_code, unreachable_pub, unused_imports)]
 
-#[path = "../../../netcode-std/tests/common/mod.rs"]
-mod std_common;
-
-pub use std_common::*;
+pub use test_fixtures::*;
 
 use std::time::{Duration, Instant};
 

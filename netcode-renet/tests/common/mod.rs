@@ -1,7 +1,8 @@
-//! Shared pieces of the transport tests: keys and tokens, self-checking
+//! Shared pieces of the transport tests: keys and tokens (from the
+//! workspace's `support/test-fixtures`), self-checking
 //! messages, a renet client and server on the adapter, and an exchange of
 //! reliable and unreliable traffic both ways that checks what arrives.
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, unused_imports)]
 
 pub mod net;
 
@@ -9,26 +10,14 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use netcode_renet::netcode_std::transport::Socket;
-use netcode_renet::{ConnectTokenBuilder, Key, NetcodeClientTransport, NetcodeServerTransport};
+use netcode_renet::{NetcodeClientTransport, NetcodeServerTransport};
 use renet::{ClientId, DefaultChannel, RenetClient, RenetServer};
 
-pub const PROTOCOL_ID: u64 = 0x7265_6e65_7431_3032;
-
-pub fn key() -> Key {
-    Key::from_bytes([0x5a; 32])
-}
-
-pub fn user_data(client_id: u64) -> [u8; 256] {
-    core::array::from_fn(|i| (client_id as usize).wrapping_mul(31).wrapping_add(i) as u8)
-}
+pub use test_fixtures::{PROTOCOL_ID, key, user_data};
 
 /// A token for `client_id` listing `server`, with its user data.
 pub fn token(client_id: u64, server: SocketAddr) -> [u8; 2048] {
-    ConnectTokenBuilder::new(PROTOCOL_ID, &key(), client_id)
-        .server_addresses([server])
-        .user_data(&user_data(client_id))
-        .generate()
-        .expect("token")
+    test_fixtures::token(client_id, &[server])
 }
 
 /// Message `index` of `len` bytes (at least 8): its index and length, then

@@ -221,7 +221,7 @@ impl<S: Socket> Client<S> {
     /// then sends what is due and applies token expiry and timeouts.
     pub fn update(&mut self, time: f64) {
         let now = self.advance(time);
-        self.receive(now);
+        self.receive(now, false);
         self.core.update(now, &mut self.io);
         self.finish();
     }
@@ -237,7 +237,7 @@ impl<S: Socket> Client<S> {
     /// in the reference.
     pub fn drain_socket(&mut self, time: f64) {
         let now = self.advance(time);
-        self.receive(now);
+        self.receive(now, true);
         self.finish();
     }
 
@@ -248,12 +248,18 @@ impl<S: Socket> Client<S> {
             .advance(time, &mut self.io.link.stats, &mut self.io.log)
     }
 
-    fn receive(&mut self, now: Duration) {
+    /// Reads and handles what waits on the server's socket. An event
+    /// loop's drain (`from_event`) that leaves it empty spares the update
+    /// that follows in the same turn the read; an update reads otherwise.
+    fn receive(&mut self, now: Duration, from_event: bool) {
         let Some(family) = self.server_family() else {
             return;
         };
+        if !from_event && self.io.link.sockets.take_emptied(family) {
+            return;
+        }
         let core = &mut self.core;
-        link::drain(
+        let emptied = link::drain(
             &mut self.io,
             &mut self.inbox,
             family,
@@ -264,6 +270,9 @@ impl<S: Socket> Client<S> {
                 }
             },
         );
+        if from_event && emptied {
+            self.io.link.sockets.set_emptied(family);
+        }
     }
 
     /// Sends the datagrams the last call produced, unless a batch holds

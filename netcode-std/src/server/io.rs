@@ -20,9 +20,6 @@ use crate::transport::Socket;
 /// application moves them (16 queues' worth).
 pub const SERVER_LOOPBACK_QUEUE_SIZE: usize = 16 * PACKET_QUEUE_SIZE;
 
-/// Spare payload buffers a server keeps.
-const SERVER_POOL_LIMIT: usize = 4096;
-
 #[derive(Debug)]
 pub(crate) struct ServerIo<S> {
     pub(crate) link: Link<S>,
@@ -37,12 +34,14 @@ pub(crate) struct ServerIo<S> {
 }
 
 impl<S: Socket> ServerIo<S> {
-    pub(crate) fn new(link: Link<S>, store: Option<HistoryStore>) -> Self {
+    /// The output of a server whose pool keeps at most `pool_limit` spare
+    /// payload buffers.
+    pub(crate) fn new(link: Link<S>, store: Option<HistoryStore>, pool_limit: usize) -> Self {
         Self {
             link,
             events: EventQueue::new(),
             queues: Vec::new(),
-            pool: PacketPool::new(SERVER_POOL_LIMIT),
+            pool: PacketPool::new(pool_limit),
             loopback: VecDeque::new(),
             log: DropLog::new(),
             store,

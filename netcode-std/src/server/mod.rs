@@ -51,6 +51,13 @@ const MIN_TABLE_SLOTS: usize = 256;
 /// hold `update` forever; the rest wait in the socket for the next update.
 const MAX_RECEIVE_PER_UPDATE: usize = 16 * 1024;
 
+/// Spare payload buffers a server keeps: one update's reads from a
+/// socket, so a server whose application frees each frame's payloads
+/// never allocates in steady state, even at thousands of clients. Buffers
+/// are made only when needed: a server that never receives that many at
+/// once never holds that many (at most 20 MB when it does).
+const SERVER_POOL_LIMIT: usize = MAX_RECEIVE_PER_UPDATE;
+
 /// A netcode dedicated server on one UDP socket, or two for dual stack.
 ///
 /// Drive it as the C library's server: [`update`](Self::update) once per
@@ -197,7 +204,7 @@ impl<S: Socket> Server<S> {
         Ok(Self {
             core,
             core_config,
-            io: ServerIo::new(link, store),
+            io: ServerIo::new(link, store, SERVER_POOL_LIMIT),
             inbox: Inbox::new(BATCH_DATAGRAMS),
             clock: Clock::new(),
             retired: Stats::new(),
@@ -293,11 +300,17 @@ impl<S: Socket> Server<S> {
     /// survived: see [`MAX_TIME_STEP`](crate::MAX_TIME_STEP)): reads every
     /// datagram waiting on the sockets and handles it, then sends due
     /// keep-alives and times out silent clients. Token expiry is checked
-    /// against the system's unix time, which the server reads itself.
+    /// against the system's unix time, which the server reads itself. A
+    /// socket that [`drain_socket`](Self::drain_socket) has just read empty
+    /// (an event loop's turn) is not read again until the next update.
     pub fn update(&mut self, time: f64) {
         let now = self.advance(time);
-        self.receive(now, Family::V4);
-        self.receive(now, Family::V6);
+        for family in [Family::V4, Family::V6] {
+            // Read unless an event loop's drain just emptied the socket.
+            if !self.io.link.sockets.take_emptied(family) {
+                self.receive(now, family);
+            }
+        }
         let unix = unix_time();
         self.core.update(now, unix, &mut self.io);
         self.finish();
@@ -327,7 +340,9 @@ impl<S: Socket> Server<S> {
     /// [`poll_timeout`](Self::poll_timeout) is zero until the rest is read.
     pub fn drain_socket(&mut self, time: f64, family: Family) {
         let now = self.advance(time);
-        self.receive(now, family);
+        if self.receive(now, family) {
+            self.io.link.sockets.set_emptied(family);
+        }
         self.finish();
     }
 
@@ -338,7 +353,9 @@ impl<S: Socket> Server<S> {
             .advance(time, &mut self.io.link.stats, &mut self.io.log)
     }
 
-    fn receive(&mut self, now: Duration, family: Family) {
+    /// Reads and handles what waits on `family`'s socket; returns whether
+    /// it was left empty.
+    fn receive(&mut self, now: Duration, family: Family) -> bool {
         let core = &mut self.core;
         link::drain(
             &mut self.io,
@@ -350,7 +367,7 @@ impl<S: Socket> Server<S> {
                     io.enqueue(index, payload.data, payload.sequence);
                 }
             },
-        );
+        )
     }
 
     /// Sends the datagrams the last call produced, unless a batch holds

@@ -8,13 +8,15 @@ use std::net::{SocketAddr, UdpSocket};
 use super::create::{SocketOptions, create_socket};
 use crate::error::{CreateError, Family};
 
-/// A bound socket, the address it is bound to, and whether its last drain
-/// stopped at the per-call limit with datagrams still waiting.
+/// A bound socket, the address it is bound to, whether its last drain
+/// stopped at the per-call limit with datagrams still waiting, and whether
+/// an event loop's drain just found it empty.
 #[derive(Debug)]
 struct Bound<S> {
     socket: S,
     local: SocketAddr,
     backlog: bool,
+    emptied: bool,
 }
 
 /// At most one socket per family.
@@ -58,6 +60,7 @@ impl<S> Sockets<S> {
                 socket,
                 local,
                 backlog: false,
+                emptied: false,
             });
             match family {
                 Family::V4 => sockets.v4 = bound,
@@ -99,6 +102,23 @@ impl<S> Sockets<S> {
         if let Some(bound) = self.bound_mut(family) {
             bound.backlog = backlog;
         }
+    }
+
+    /// Records that an event loop's drain of `family`'s socket read it
+    /// empty, so the update that follows in the same turn need not read it
+    /// again (see [`take_emptied`](Self::take_emptied)).
+    pub(crate) fn set_emptied(&mut self, family: Family) {
+        if let Some(bound) = self.bound_mut(family) {
+            bound.emptied = true;
+        }
+    }
+
+    /// Whether `family`'s socket was read empty by an event loop's drain
+    /// since the last update, clearing the mark: the update skips that one
+    /// read, and reads it again the time after.
+    pub(crate) fn take_emptied(&mut self, family: Family) -> bool {
+        self.bound_mut(family)
+            .is_some_and(|b| std::mem::take(&mut b.emptied))
     }
 
     /// Whether a socket was left with datagrams waiting (see

@@ -1,31 +1,22 @@
-//! What the tokio tests share: a protocol id and key, tokens, servers on
-//! loopback, a bound on every wait, and the payload each test checks.
-#![allow(dead_code, unreachable_pub)]
+//! What the tokio tests share: the workspace's test key, protocol id and
+//! tokens (`support/test-fixtures`), servers on loopback, a bound on every
+//! wait, and the payload each test checks.
+#![allow(dead_code, unreachable_pub, unused_imports)]
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use netcode_tokio::{ConnectTokenBuilder, Incoming, Key, Server, ServerConfig};
+use netcode_tokio::{Incoming, Server};
 
-pub const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
-pub const KEY: [u8; 32] = [0x5a; 32];
-
-/// Every wait in a test gives up after this long.
-pub const LIMIT: Duration = Duration::from_secs(10);
-
-pub fn config() -> ServerConfig {
-    ServerConfig::new(PROTOCOL_ID, Key::from_bytes(KEY))
-}
+pub use test_fixtures::{
+    DEADLINE as LIMIT, PRIVATE_KEY as KEY, PROTOCOL_ID, config, ipv6_available,
+};
 
 /// A token for `client_id` listing `servers`, timing out after 2 s of
 /// silence.
 pub fn token(client_id: u64, servers: &[SocketAddr]) -> [u8; 2048] {
-    ConnectTokenBuilder::new(PROTOCOL_ID, &Key::from_bytes(KEY), client_id)
-        .server_addresses(servers.iter().copied())
-        .timeout_seconds(2)
-        .generate()
-        .expect("token")
+    test_fixtures::token_timing_out(client_id, servers, 2)
 }
 
 /// A started server on `address`.
@@ -66,13 +57,4 @@ pub async fn echo_forever(mut server: Server) {
             server.free_packet(packet);
         }
     }
-}
-
-/// Whether this machine has an IPv6 loopback; says so on stderr when not.
-pub fn ipv6_available(test: &str) -> bool {
-    if std::net::UdpSocket::bind("[::1]:0").is_ok() {
-        return true;
-    }
-    eprintln!("SKIPPED {test}: this machine has no IPv6 loopback (::1)");
-    false
 }

@@ -4,14 +4,13 @@
 //!   private, so packets are written through `NetcodeClient` and read
 //!   through `NetcodeServer`, its public path.
 //! * `netcode-official` 1.x owns its UDP socket: only token generation has a
-//!   public in-memory path.
-
-#![allow(dead_code, unreachable_pub)]
+//!   public in-memory path; its packets are counted over loopback UDP
+//!   (`src/bin/netcode-count/peers.rs`).
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use netcode_bench::{
+use crate::{
     EXPIRE_SECONDS, PRIVATE_KEY, PROTOCOL_ID, SERVER, TIMEOUT_SECONDS, UNIX_NOW, USER_DATA,
     client_address,
 };
@@ -119,6 +118,23 @@ pub fn renet_connected(n: usize) -> (NetcodeServer, Vec<NetcodeClient>) {
         .collect();
     assert_eq!(server.connected_clients(), n);
     (server, clients)
+}
+
+/// Every renetcode client sends `data`; client `i`'s datagram lands in
+/// `datagrams[i]`. Clients are not updated (as ours are not in a tick): a
+/// payload needs no update, and their clocks stay inside the timeout.
+pub fn renet_send_from_each(
+    clients: &mut [NetcodeClient],
+    data: &[u8],
+    datagrams: &mut [crate::TickDatagram],
+) {
+    for (client, (bytes, len)) in clients.iter_mut().zip(datagrams) {
+        let (_, packet) = client
+            .generate_payload_packet(data)
+            .expect("a connected client sends");
+        bytes[..packet.len()].copy_from_slice(packet);
+        *len = packet.len();
+    }
 }
 
 /// A netcode-official token (its generator reads the clock and the OS

@@ -1,0 +1,302 @@
+//! The summary of the UDP bench: every row's medians over the rounds, and
+//! the ratios against the project's targets, each taken round by round
+//! (the same round's figures on both sides) and given as median (range).
+
+use crate::Results;
+use crate::rig::aead::AeadCost;
+use crate::rig::{ClientKind, Measurement, Pairing, ServerKind};
+
+/// A server thread on a CPU less than this share of the window was not
+/// the saturated side of its run.
+const SATURATED: f64 = 0.9;
+
+/// Ours, batched, at most this times the floor plus the AEAD.
+const FLOOR_TARGET: f64 = 1.10;
+
+/// Each peer's server CPU per payload at least this times ours, batched.
+const PEER_TARGET: f64 = 2.0;
+
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    Some(if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    })
+}
+
+/// A figure of every round of a pairing.
+type Figure = fn(&Measurement) -> Option<f64>;
+
+/// The median over the rounds, formatted with `decimals`.
+fn median_of(runs: &[Measurement], figure: Figure, decimals: usize) -> String {
+    let values: Option<Vec<f64>> = runs.iter().map(figure).collect();
+    values
+        .and_then(median)
+        .map_or("?".into(), |m| format!("{m:.decimals$}"))
+}
+
+/// Median and range of round-by-round values.
+struct Spread {
+    median: f64,
+    low: f64,
+    high: f64,
+}
+
+impl Spread {
+    fn of(values: Vec<f64>) -> Option<Self> {
+        let low = values.iter().copied().reduce(f64::min)?;
+        let high = values.iter().copied().reduce(f64::max)?;
+        Some(Self {
+            median: median(values)?,
+            low,
+            high,
+        })
+    }
+
+    fn ratio(&self) -> String {
+        format!("**{:.2}×** ({:.2}–{:.2})", self.median, self.low, self.high)
+    }
+
+    fn micros(&self) -> String {
+        format!("{:.3} µs ({:.3}–{:.3})", self.median, self.low, self.high)
+    }
+}
+
+/// The index of the pairing of `server` with `clients`.
+fn find(pairings: &[Pairing], server: ServerKind, clients: ClientKind) -> Option<usize> {
+    pairings
+        .iter()
+        .position(|p| p.server == server && p.clients == clients)
+}
+
+/// Server CPU per payload in microseconds, round by round.
+fn cpu_per_payload(runs: &[Measurement]) -> Vec<Option<f64>> {
+    runs.iter()
+        .map(Measurement::server_us_per_payload)
+        .collect()
+}
+
+/// `a[r] / b[r]` for every round where both are known.
+fn ratios(a: &[Option<f64>], b: &[Option<f64>]) -> Vec<f64> {
+    a.iter()
+        .zip(b)
+        .filter_map(|(a, b)| Some(a.as_ref()? / b.as_ref()?))
+        .collect()
+}
+
+/// Prints both tables.
+pub(crate) fn print(results: &Results) {
+    rows(results);
+    targets(results);
+}
+
+fn rows(results: &Results) {
+    println!();
+    println!(
+        "| server | clients | payloads/s | server CPU per payload | server thread on a CPU | \
+         of which kernel | datagram system calls per datagram (perf) | socket batch calls per \
+         datagram (server's count) | server datagrams per payload (keep-alives) | clients' CPU per echo | clients' thread on a CPU | lost | \
+         receive-buffer drops |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for ((pairing, runs), refusal) in (results.pairings.iter())
+        .zip(&results.runs)
+        .zip(&results.refusals)
+    {
+        let (server, clients) = (pairing.server.name(), pairing.clients.name());
+        if let Some(refusal) = refusal {
+            println!(
+                "| {server} | {clients} | **not run**: {refusal} |  |  |  |  |  |  |  |  |  |"
+            );
+            continue;
+        }
+        let busy = median(runs.iter().filter_map(Measurement::server_busy).collect());
+        let busy = busy.map_or("?".into(), |b| {
+            let note = if b < SATURATED {
+                " (not saturated)"
+            } else {
+                ""
+            };
+            format!("{:.0} %{note}", b * 100.0)
+        });
+        let syscalls = median(
+            runs.iter()
+                .filter_map(Measurement::syscalls_per_datagram)
+                .collect(),
+        );
+        let syscalls = syscalls.map_or_else(
+            || {
+                let why = runs.iter().find_map(|m| m.syscalls.as_ref().err());
+                why.map_or("n/a".into(), Clone::clone)
+            },
+            |s| format!("{s:.3}"),
+        );
+        let lost: u64 = runs.iter().map(|m| m.lost + m.wrong).sum();
+        let drops: Option<u64> = runs.iter().map(|m| m.receive_buffer_drops).sum();
+        let drops = drops.map_or("?".into(), |d| d.to_string());
+        let (calls, datagrams) = if pairing.server.counts_datagrams() {
+            let datagrams = median_of(runs, Measurement::datagrams_per_payload, 3);
+            let keep_alives = median_of(runs, Measurement::keep_alives_per_payload, 3);
+            (
+                median_of(runs, Measurement::calls_per_datagram, 3),
+                format!("{datagrams} ({keep_alives})"),
+            )
+        } else {
+            let not = "n/a (not counted by the server)".to_string();
+            (not.clone(), not)
+        };
+        println!(
+            "| {server} | {clients} | {} | **{} µs** | {busy} | {} % | {syscalls} | {calls} | {datagrams} | {} µs | {} % | {lost} | {drops} |",
+            median_of(runs, |m| Some(m.server_pps()), 0),
+            median_of(runs, Measurement::server_us_per_payload, 2),
+            median_of(runs, |m| Some(m.server_kernel? * 100.0), 0),
+            median_of(runs, Measurement::client_us_per_echo, 2),
+            median_of(runs, |m| Some(m.client_busy()? * 100.0), 0),
+        );
+    }
+    println!(
+        "\nMedians over the rounds. CPU per payload: the thread's time on a CPU (schedstat) \
+         over the payloads the server echoed in the window. System calls: perf's count of \
+         sendto, recvfrom, sendmmsg, recvmmsg, sendmsg and recvmsg on the server thread over \
+         the datagrams it moved in the same span (ours and the floor: their own counts; the \
+         peers: two per payload echoed). Socket batch calls: the server's calls to its \
+         socket's batch methods (ours: transport_stats; on the one-per-call socket each \
+         such call loops over single-datagram calls). Server datagrams per payload: in and \
+         out, over the payloads echoed (2.000 with nothing else), and in parentheses the \
+         keep-alives among them. lost: payloads not echoed within 0.5 s \
+         or echoed wrong, every round. Receive-buffer drops: the system's UDP RcvbufErrors \
+         over the measuring windows, every round (all sockets of the machine)."
+    );
+}
+
+fn targets(results: &Results) {
+    let pairings = &results.pairings;
+    let Some(ours) = find(pairings, ServerKind::Batched, ClientKind::Mio) else {
+        return;
+    };
+    let ours_cpu = cpu_per_payload(&results.runs[ours]);
+    let backend = AeadCost::backend();
+    let aead: Vec<Option<f64>> = results.aead.iter().map(|c| Some(c.ours_us)).collect();
+    println!();
+    if let Some(spread) = Spread::of(aead.iter().flatten().copied().collect()) {
+        println!(
+            "AEAD, one open + one seal of 100 bytes in-process ({backend}, netcode-proto's \
+             crypto functions): {}",
+            spread.micros()
+        );
+    }
+    let rustcrypto: Vec<f64> = results.aead.iter().map(|c| c.rustcrypto_us).collect();
+    if let Some(spread) = Spread::of(rustcrypto) {
+        println!(
+            "AEAD, the same with the RustCrypto chacha20poly1305 crate (the peers' AEAD): {}",
+            spread.micros()
+        );
+    }
+    let floor = find(pairings, ServerKind::Floor, ClientKind::Bare);
+    let floor_plus_aead: Option<Vec<Option<f64>>> = floor.map(|f| {
+        cpu_per_payload(&results.runs[f])
+            .iter()
+            .zip(&aead)
+            .map(|(floor, aead)| Some(floor.as_ref()? + aead.as_ref()?))
+            .collect()
+    });
+    if let Some(f) = floor
+        && let Some(spread) = Spread::of(
+            cpu_per_payload(&results.runs[f])
+                .into_iter()
+                .flatten()
+                .collect(),
+        )
+    {
+        println!("floor, server CPU per payload: {}", spread.micros());
+    }
+    if let Some(sum) = &floor_plus_aead
+        && let Some(spread) = Spread::of(sum.iter().flatten().copied().collect())
+    {
+        println!("floor + AEAD ({backend}): {}", spread.micros());
+        let extra: Vec<f64> = ours_cpu
+            .iter()
+            .zip(sum)
+            .filter_map(|(o, s)| Some(o.as_ref()? - s.as_ref()?))
+            .collect();
+        if let Some(extra) = Spread::of(extra) {
+            println!("ours batched − (floor + AEAD): {}", extra.micros());
+        }
+    }
+
+    // Keep-alives are datagrams too, each with one AEAD call: per datagram,
+    // the floor's share of the AEAD is half the pair.
+    let per_datagram = floor.and_then(|f| {
+        let figures = |i: usize| -> Vec<Option<f64>> {
+            (results.runs[i].iter())
+                .map(Measurement::server_us_per_datagram)
+                .collect()
+        };
+        for (name, i) in [("ours batched", ours), ("floor", f)] {
+            if let Some(spread) = Spread::of(figures(i).into_iter().flatten().collect()) {
+                println!("{name}, server CPU per datagram moved: {}", spread.micros());
+            }
+        }
+        let floor_plus_half: Vec<Option<f64>> = (figures(f).iter().zip(&aead))
+            .map(|(floor, aead)| Some(floor.as_ref()? + aead.as_ref()? / 2.0))
+            .collect();
+        Spread::of(ratios(&figures(ours), &floor_plus_half))
+    });
+
+    println!();
+    println!(
+        "| ratio of server CPU per payload, round by round | median (range) | target | verdict |"
+    );
+    println!("|---|---|---|---|");
+    let verdict = |spread: &Option<Spread>, met: fn(f64) -> bool| match spread {
+        Some(s) if met(s.median) => "met",
+        Some(_) => "**missed**",
+        None => "n/a",
+    };
+    let cell = |spread: &Option<Spread>| spread.as_ref().map_or("n/a".into(), Spread::ratio);
+    if let Some(sum) = &floor_plus_aead {
+        let spread = Spread::of(ratios(&ours_cpu, sum));
+        println!(
+            "| ours batched / (floor + AEAD, {backend}) | {} | ≤ {FLOOR_TARGET:.2}× | {} |",
+            cell(&spread),
+            verdict(&spread, |r| r <= FLOOR_TARGET)
+        );
+    }
+    println!(
+        "| the same per datagram moved, keep-alives included (diagnostic) | {} |  |  |",
+        cell(&per_datagram)
+    );
+    for (i, pairing) in pairings.iter().enumerate() {
+        let peer = matches!(pairing.server, ServerKind::Official | ServerKind::Renet);
+        if !peer {
+            continue;
+        }
+        let name = format!(
+            "{} server ({} clients) / ours batched",
+            pairing.server.name(),
+            pairing.clients.name()
+        );
+        if let Some(refusal) = &results.refusals[i] {
+            println!("| {name} | not run: {refusal} | ≥ {PEER_TARGET:.0}× | n/a |");
+            continue;
+        }
+        let spread = Spread::of(ratios(&cpu_per_payload(&results.runs[i]), &ours_cpu));
+        println!(
+            "| {name} | {} | ≥ {PEER_TARGET:.0}× | {} |",
+            cell(&spread),
+            verdict(&spread, |r| r >= PEER_TARGET)
+        );
+    }
+    if let Some(per_call) = find(pairings, ServerKind::PerCall, ClientKind::Mio) {
+        let spread = Spread::of(ratios(&cpu_per_payload(&results.runs[per_call]), &ours_cpu));
+        println!(
+            "| ours one-per-call / ours batched | {} | (none: what batching saves) |  |",
+            cell(&spread)
+        );
+    }
+}
