@@ -3,7 +3,8 @@
 //! rest (padded or cut), and `ChallengeToken::read` on the same buffer.
 //! Never panics.
 
-use crate::{CHALLENGE_KEY, Cursor};
+use crate::Cursor;
+use crate::vectors::CHALLENGE_KEY;
 use netcode_proto::Key;
 use netcode_proto::constants::CHALLENGE_TOKEN_BYTES;
 use netcode_proto::token::ChallengeToken;

@@ -31,7 +31,9 @@ use netcode_std::{
     BindMode, Client, ClientConfig, ConnectTokenBuilder, Key, MAX_TIME_STEP, Server, ServerConfig,
 };
 
-use crate::{Cursor, PRIVATE_KEY, PROTOCOL_ID};
+use netcode_proto::sim::fixtures::{PRIVATE_KEY, PROTOCOL_ID};
+
+use crate::Cursor;
 
 /// Slots of the host target's server.
 const SLOTS: usize = 2;

@@ -1,7 +1,7 @@
 //! `read_packet` as a client reads: client packet types, no private key,
 //! the vectors' packet key, a replay window. Never panics.
 
-use crate::{PACKET_KEY, PROTOCOL_ID};
+use crate::vectors::{PACKET_KEY, PROTOCOL_ID};
 use netcode_proto::packet::{PacketTypes, ReadContext};
 use netcode_proto::{Key, ReplayProtection, read_packet};
 

@@ -1,7 +1,7 @@
 //! `read_packet` as a server reads: every server packet type accepted, the
 //! vectors' private key and packet key, a replay window. Never panics.
 
-use crate::{PACKET_KEY, PRIVATE_KEY, PROTOCOL_ID};
+use crate::vectors::{PACKET_KEY, PRIVATE_KEY, PROTOCOL_ID};
 use netcode_proto::packet::{PacketTypes, ReadContext};
 use netcode_proto::{Key, ReplayProtection, read_packet};
 

@@ -3,7 +3,7 @@
 //! `PrivateConnectToken::read` on the raw input. Never panics; a token that
 //! reads back the same after `write`.
 
-use crate::{PRIVATE_KEY, PROTOCOL_ID};
+use crate::vectors::{PRIVATE_KEY, PROTOCOL_ID};
 use netcode_proto::constants::CONNECT_TOKEN_PRIVATE_BYTES;
 use netcode_proto::{Key, PrivateConnectToken};
 

@@ -26,7 +26,8 @@
 //!   in-process clients; `persist.rs`: the token history across restarts;
 //! * `storage.rs`, `tables.rs`, `index.rs`, `expiry.rs`, `compact.rs`,
 //!   `slot.rs`, `mapping.rs`, `history.rs`: the caller-sized tables and
-//!   their entries; `sizing.rs`: how large the token history should be.
+//!   their entries; `sizing.rs`: how large the token history should be;
+//!   `snapshot.rs`: copies of a whole server, for tests (feature `sim`).
 
 mod compact;
 mod config;
@@ -45,6 +46,8 @@ mod reclaim_model;
 mod send;
 mod sizing;
 mod slot;
+#[cfg(feature = "sim")]
+mod snapshot;
 mod storage;
 mod tables;
 mod update;

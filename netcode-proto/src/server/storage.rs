@@ -143,7 +143,10 @@ mod heap {
     use super::*;
 
     /// Storage for a slot count chosen at run time, on the heap.
-    #[derive(Debug, Clone)]
+    ///
+    /// [`clone_from`](Clone::clone_from) onto storage of the same table
+    /// sizes copies into its tables without allocating.
+    #[derive(Debug)]
     pub struct HeapStorage {
         slots: Box<[ClientSlot]>,
         mappings: Box<[Mapping]>,
@@ -189,6 +192,41 @@ mod heap {
                 token_index: vec![0; 2 * tokens].into_boxed_slice(),
                 free_slots: vec![0; slots.div_ceil(64)].into_boxed_slice(),
             }
+        }
+    }
+
+    impl Clone for HeapStorage {
+        fn clone(&self) -> Self {
+            Self {
+                slots: self.slots.clone(),
+                mappings: self.mappings.clone(),
+                tokens: self.tokens.clone(),
+                address_index: self.address_index.clone(),
+                client_id_index: self.client_id_index.clone(),
+                token_index: self.token_index.clone(),
+                free_slots: self.free_slots.clone(),
+            }
+        }
+
+        /// Each table copied in place when its length matches (a boxed
+        /// slice's `clone_from` keeps its allocation then).
+        fn clone_from(&mut self, source: &Self) {
+            let Self {
+                slots,
+                mappings,
+                tokens,
+                address_index,
+                client_id_index,
+                token_index,
+                free_slots,
+            } = self;
+            slots.clone_from(&source.slots);
+            mappings.clone_from(&source.mappings);
+            tokens.clone_from(&source.tokens);
+            address_index.clone_from(&source.address_index);
+            client_id_index.clone_from(&source.client_id_index);
+            token_index.clone_from(&source.token_index);
+            free_slots.clone_from(&source.free_slots);
         }
     }
 
