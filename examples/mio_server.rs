@@ -102,11 +102,13 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
         }
     };
     let mut server = server.map_err(|e| format!("failed to create server: {e}"))?;
-    println!("[mio server]");
-    print_listening(server.public_address(), server.secondary_address());
+    // Started before the `listening on` line: `start` returns once every
+    // token issued from then on is admitted (the restart rule).
     server
         .start(SLOTS.max(client_count).min(MAX_CLIENTS))
         .map_err(|e| format!("failed to start server: {e}"))?;
+    println!("[mio server]");
+    print_listening(server.public_address(), server.secondary_address());
 
     // With two addresses, every other client goes to the second.
     let addresses = [server.public_address()]

@@ -115,7 +115,7 @@ fn full_mappings(slots: usize) -> Refused {
     server
         .start(
             Duration::ZERO,
-            netcode_bench::UNIX_NOW,
+            netcode_bench::UNIX_STARTED,
             slots,
             &mut rng,
             &mut Discard::default(),

@@ -10,7 +10,7 @@
 
 use core::net::SocketAddr;
 
-use crate::server::UsedToken;
+use crate::server::PersistRequest;
 use crate::stats::DroppedDatagram;
 
 /// Where the core puts what it produces: datagrams to send and events of
@@ -32,24 +32,28 @@ pub trait Output<E> {
         let _ = dropped;
     }
 
-    /// Asked by a server started with a restored token history
+    /// Handed, by a server started with a restored token history
     /// ([`Server::start_restored`](crate::server::Server::start_restored)),
-    /// before it sends anything under a newly used connect token's keys:
-    /// make `token` durable (written and synced to storage that survives a
-    /// crash) and return whether it now is. Until it returns true, the
-    /// server drops that token's requests, unanswered
-    /// ([`DropReason::TokenNotDurable`](crate::stats::DropReason::TokenNotDurable)),
-    /// and asks again at the client's next retry (10 Hz); a host may
-    /// return false while a batched sync is under way. Each token is
-    /// passed until one call returns true, never after.
+    /// a newly used connect token whose record must become durable
+    /// (written and synced to storage that survives a crash) before the
+    /// server sends anything under its keys. Write
+    /// [`request.token()`](PersistRequest::token) when convenient (off the
+    /// server's loop, batched with others under one sync), then hand the
+    /// request back with the outcome through
+    /// [`Server::token_persisted`](crate::server::Server::token_persisted):
+    /// the held request is answered then. Until then the token's requests
+    /// are dropped unanswered
+    /// ([`DropReason::TokenNotDurable`](crate::stats::DropReason::TokenNotDurable))
+    /// and the server asks nothing more for it; every other client is
+    /// served as usual. Each request must be handed back once, durable or
+    /// failed (a failure makes the token's next request ask again).
     ///
-    /// The default says no: a server started with a restored history but
-    /// no storage behind its output admits no new token, rather than one
-    /// that a crash could forget. Servers started with
-    /// [`Server::start`](crate::server::Server::start) never ask.
-    fn persist_used_token(&mut self, token: &UsedToken) -> bool {
-        let _ = token;
-        false
+    /// The default drops the request: a server started with a restored
+    /// history but no storage behind its output admits no new token,
+    /// rather than one that a crash could forget. Servers started with
+    /// [`Server::start`](crate::server::Server::start) never hand one.
+    fn persist_used_token(&mut self, request: PersistRequest) {
+        let _ = request;
     }
 }
 

@@ -23,6 +23,34 @@ pub const NUM_DISCONNECT_PACKETS: usize = 10;
 /// the restart rule assumes when a server's configuration says 0.
 pub const DEFAULT_MAX_CONNECT_TOKEN_LIFETIME: u64 = 30;
 
+/// The restart rule's floor: a connection request whose token expires
+/// before this (unix seconds) is refused, for a server whose knowledge of
+/// used tokens begins at unix second `since` (its start, or the start of
+/// the durable history it restored) and whose backend issues tokens of at
+/// most `lifetime` seconds.
+///
+/// STANDARD.md (*Nonce Reuse and Server Restarts*, "Reject connect tokens
+/// that predate the server start") and the reference since 1.4.5 refuse a
+/// token whose expiry is *earlier than* `since + lifetime`: a token minted
+/// in the very second `since` passes. Unix seconds are whole, so a server
+/// killed and restarted within one second cannot tell a token minted
+/// before its start from one minted after it, and a token its predecessor
+/// used in that second would be admitted again, repeating nonces under the
+/// token's keys. This floor is one second later: a token passes only if
+/// it was minted (by its expiry, assuming the full lifetime) strictly
+/// after the second `since`, which no earlier run can have seen.
+///
+/// The cost: a full-lifetime token minted in the server's start second
+/// (or, with a restored history, the second that history began) is
+/// refused, and its client must fetch a new one; a token with a shorter
+/// lifetime waits one second longer than under the standard's wording.
+/// The rule assumes the backend's clock is not ahead of the server's; a
+/// `lifetime` configured above the backend's real one buys that much
+/// margin against skew.
+pub(crate) fn restart_floor(since: u64, lifetime: u64) -> u64 {
+    since.saturating_add(lifetime).saturating_add(1)
+}
+
 /// `base + delta`, saturating at the largest representable time.
 pub(crate) fn after(base: Duration, delta: Duration) -> Duration {
     base.checked_add(delta).unwrap_or(Duration::MAX)
@@ -124,6 +152,15 @@ impl TokenTimeout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_restart_floor_refuses_tokens_minted_in_its_second() {
+        // Started at second 1000 with 30 s tokens: a token minted in second
+        // 1000 expires at 1030 and is refused; one minted at 1001 passes.
+        let floor = restart_floor(1000, 30);
+        assert!(1030 < floor && 1031 >= floor);
+        assert_eq!(restart_floor(u64::MAX - 5, 30), u64::MAX);
+    }
 
     #[test]
     fn strict_and_inclusive_deadlines() {

@@ -2,64 +2,19 @@
 //! Restarts"): the restart rule, a restored token history, and the nonce
 //! audit, extended to crashes at every step of a connection.
 
-use std::collections::HashMap;
+mod audit;
+
 use std::net::SocketAddr;
 
+use audit::{connected_ids, reused_nonces};
+use netcode_proto::PacketType;
 use netcode_proto::client::ClientState;
 use netcode_proto::io::SendFn;
-use netcode_proto::packet::{PacketContext, PacketError, PacketTypes, read_packet_with};
-use netcode_proto::server::{ServerError, ServerEvent, UsedToken};
+use netcode_proto::packet::PacketError;
+use netcode_proto::server::{ServerError, UsedToken};
 use netcode_proto::sim::fixtures::*;
 use netcode_proto::sim::{SimStore, World};
 use netcode_proto::stats::DropReason;
-use netcode_proto::token::ConnectToken;
-use netcode_proto::{Key, PacketType};
-
-/// Every (key, nonce) pair sealed twice, for different bytes, among the
-/// captured datagrams, given the tokens whose keys may have sealed them,
-/// and how many distinct pairs were seen. Requests are not encrypted and
-/// are skipped.
-fn reused_nonces(w: &World, tokens: &[[u8; 2048]]) -> (Vec<(u64, SocketAddr)>, usize) {
-    let keys: Vec<(Key, Key)> = tokens
-        .iter()
-        .map(|t| {
-            let t = ConnectToken::read(t).unwrap();
-            (t.client_to_server_key, t.server_to_client_key)
-        })
-        .collect();
-    let servers: Vec<SocketAddr> = w.servers.iter().map(|s| s.address).collect();
-    let mut seen: HashMap<(Vec<u8>, u64), Vec<u8>> = HashMap::new();
-    let mut reused = Vec::new();
-    for (_, to, bytes) in &w.captured {
-        if bytes[0] == 0 {
-            continue;
-        }
-        let to_server = servers.contains(to);
-        let accepted = if to_server {
-            PacketTypes::SERVER
-        } else {
-            PacketTypes::CLIENT
-        };
-        let opened = keys.iter().find_map(|(c2s, s2c)| {
-            let key = if to_server { c2s } else { s2c };
-            let context = PacketContext {
-                protocol_id: PROTOCOL_ID,
-                read_key: Some(key),
-                accepted,
-            };
-            let mut copy = bytes.clone();
-            let read = read_packet_with(&context, None, &mut copy, None).ok()?;
-            Some((key.as_bytes().to_vec(), read.sequence))
-        });
-        let id = opened.expect("every packet opens with one of the tokens' keys");
-        if let Some(previous) = seen.insert(id.clone(), bytes.clone())
-            && &previous != bytes
-        {
-            reused.push((id.1, *to));
-        }
-    }
-    (reused, seen.len())
-}
 
 /// A one-server world whose server keeps its token history in a store
 /// begun an hour before (older than any token), started restored.
@@ -68,17 +23,6 @@ fn persisted_world(seed: u64) -> World {
     w.servers[0].store = Some(SimStore::new(w.unix - 3600));
     w.start_server_restored(0, 4).unwrap();
     w
-}
-
-fn connected_ids(w: &World) -> Vec<u64> {
-    w.servers[0]
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            ServerEvent::ClientConnected { client_id, .. } => Some(*client_id),
-            _ => None,
-        })
-        .collect()
 }
 
 #[test]
@@ -421,6 +365,8 @@ fn no_key_and_nonce_pair_is_ever_reused() {
                 w.step(FRAME);
             }
             w.start_server(0, 2);
+            // Tokens minted in the start second are refused.
+            w.step(std::time::Duration::from_secs(1));
         }
         let token = w.token(1);
         tokens.push(token);

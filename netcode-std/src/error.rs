@@ -84,6 +84,32 @@ pub enum CreateError {
         /// What the operating system said.
         source: io::Error,
     },
+    /// Another server (or another `Server` in this process) holds the token
+    /// history file's lock: one server per file. Give each server a file of
+    /// its own.
+    TokenHistoryLocked {
+        /// The history file.
+        path: std::path::PathBuf,
+        /// The lock file beside it.
+        lock_file: std::path::PathBuf,
+        /// The process id of the holder, if it could be read.
+        holder: Option<u32>,
+    },
+    /// The token history file holds more unexpired tokens than a server
+    /// restores ([`MAX_RESTORED_TOKENS`](crate::MAX_RESTORED_TOKENS)). It
+    /// was not written by this crate's servers: wait until its tokens
+    /// expire (`last_expiry`), or move it away, and the server starts
+    /// behind the restart rule with a new file.
+    TokenHistoryTooLarge {
+        /// The history file.
+        path: std::path::PathBuf,
+        /// Unexpired tokens in it.
+        unexpired: usize,
+        /// The most a server restores.
+        limit: usize,
+        /// Unix second at which its last token expires.
+        last_expiry: u64,
+    },
     /// A transport built on [`transport`](crate::transport) could not take
     /// the new socket over: for `netcode-mio`, registering it with the
     /// caller's `mio::Registry` failed.
@@ -113,6 +139,32 @@ impl core::fmt::Display for CreateError {
             Self::TokenHistory { path, source } => {
                 write!(f, "token history file {}: {source}", path.display())
             }
+            Self::TokenHistoryLocked {
+                path,
+                lock_file,
+                holder,
+            } => {
+                write!(
+                    f,
+                    "token history file {} is in use by another server ({} is locked",
+                    path.display(),
+                    lock_file.display()
+                )?;
+                match holder {
+                    Some(pid) => write!(f, " by process {pid}): one server per file"),
+                    None => f.write_str("): one server per file"),
+                }
+            }
+            Self::TokenHistoryTooLarge {
+                path,
+                unexpired,
+                limit,
+                last_expiry,
+            } => write!(
+                f,
+                "token history file {} holds {unexpired} unexpired tokens, more than the {limit} a server restores: wait until they expire (unix {last_expiry}) or move the file away (the server then starts behind the restart rule)",
+                path.display()
+            ),
             Self::Register { family, source } => {
                 write!(f, "could not register the {family} socket: {source}")
             }
@@ -128,7 +180,11 @@ impl std::error::Error for CreateError {
             | Self::Bind { source, .. }
             | Self::Register { source, .. }
             | Self::TokenHistory { source, .. } => Some(source),
-            Self::SameFamily(_) | Self::AddrInUse { .. } | Self::AllocateServer => None,
+            Self::SameFamily(_)
+            | Self::AddrInUse { .. }
+            | Self::AllocateServer
+            | Self::TokenHistoryLocked { .. }
+            | Self::TokenHistoryTooLarge { .. } => None,
         }
     }
 }

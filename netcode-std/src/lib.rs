@@ -111,7 +111,9 @@ pub use netcode_proto::session::SendError;
 pub use netcode_proto::token::{ConnectToken, TokenError};
 pub use packet::{PACKET_QUEUE_SIZE, ReceivedPacket};
 pub use random::{OsRandom, RandomError, generate_key, os_random, random_bytes, random_client_id};
-pub use server::{BindMode, MAX_CLIENTS, SERVER_LOOPBACK_QUEUE_SIZE, Server, ServerConfig};
+pub use server::{
+    BindMode, MAX_CLIENTS, MAX_RESTORED_TOKENS, SERVER_LOOPBACK_QUEUE_SIZE, Server, ServerConfig,
+};
 pub use socket::{
     DEFAULT_SOCKET_BUFFER_BYTES, DSCP_EF_TOS, MIN_SOCKET_BUFFER_BYTES, PACKET_TAGGING_TOS,
     PacketTagging,

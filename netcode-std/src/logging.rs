@@ -56,6 +56,9 @@ pub(crate) struct DropLog {
     recent: [Option<(SocketAddr, DropReason, Instant)>; RECENT_REFUSALS],
     /// When a time anomaly was last logged.
     clock_logged: Option<Instant>,
+    /// When a token history failure was last logged, and how many were
+    /// held back since.
+    history_logged: Option<(Instant, u32)>,
 }
 
 impl DropLog {
@@ -66,6 +69,7 @@ impl DropLog {
             refusals: 0,
             recent: [None; RECENT_REFUSALS],
             clock_logged: None,
+            history_logged: None,
         }
     }
 
@@ -150,6 +154,33 @@ impl DropLog {
     }
 }
 
+impl DropLog {
+    /// Logs a failure of the token history file (a write, a sync, a
+    /// compaction, or a writer too far behind), at most once a second,
+    /// with how many were held back since the last line.
+    pub(crate) fn history_failure(&mut self, path: &std::path::Path, what: &dyn std::fmt::Display) {
+        let now = Instant::now();
+        match &mut self.history_logged {
+            Some((at, held)) if now.duration_since(*at) < SECOND => {
+                *held = held.saturating_add(1);
+                return;
+            }
+            _ => {}
+        }
+        let held = self.history_logged.map_or(0, |(_, held)| held);
+        self.history_logged = Some((now, 0));
+        let more = match held {
+            0 => String::new(),
+            n => format!(" ({n} more failures in the last second)"),
+        };
+        log::warn!(
+            target: TARGET,
+            "token history file {}: {what}; tokens not recorded are refused until they are{more}",
+            path.display()
+        );
+    }
+}
+
 /// A slot of the recent-refusals table for a sender and reason.
 fn recent_slot(from: &SocketAddr, reason: DropReason) -> usize {
     use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
@@ -165,7 +196,10 @@ fn is_refusal(d: &DroppedDatagram) -> bool {
         d.packet_type,
         Some(PacketType::Request | PacketType::Response)
     );
-    let malformed = matches!(
+    // Malformed or stray traffic is not an attempt turned down, and a
+    // request held until its token's record is durable is waiting, not
+    // refused.
+    let not_refused = matches!(
         d.reason,
         DropReason::Packet(
             PacketError::TooSmall
@@ -175,8 +209,9 @@ fn is_refusal(d: &DroppedDatagram) -> bool {
                 | PacketError::InvalidSequenceBytes
                 | PacketError::WrongBodySize
         ) | DropReason::NotRunning
+            | DropReason::TokenNotDurable
     );
-    attempt && !malformed
+    attempt && !not_refused
 }
 
 /// Why a connection attempt was refused, in words an operator can act on.
@@ -190,7 +225,7 @@ fn refusal_text(reason: DropReason) -> &'static str {
             "its connect token has expired (are the backend's and the server's clocks in step?)"
         }
         DropReason::Packet(PacketError::TokenPredatesStart) => {
-            "its connect token may have been issued before this server started (the restart rule: such tokens are refused for max_connect_token_lifetime seconds after a start)"
+            "its connect token may have been issued in or before the second this server started (the restart rule: the client needs a token issued later)"
         }
         DropReason::Packet(PacketError::DecryptFailed) => {
             "its private connect token does not decrypt: the backend's private key or protocol id is not this server's, or the token was altered"
@@ -212,9 +247,6 @@ fn refusal_text(reason: DropReason) -> &'static str {
             "the token history is full of unexpired tokens (more tokens per lifetime than it holds)"
         }
         DropReason::MappingTableFull => "no room for another pending connection",
-        DropReason::TokenNotDurable => {
-            "the token history file could not record its token (see the warning before)"
-        }
         DropReason::ChallengeTokenInvalid => {
             "its challenge token does not decrypt (sent before this server's last start?)"
         }

@@ -38,13 +38,22 @@ pub struct TokenRequest<'a> {
 pub fn generate_connect_token(
     request: &TokenRequest<'_>,
 ) -> Result<[u8; CONNECT_TOKEN_BYTES], TokenError> {
+    generate_issued_at(request, unix_time())
+}
+
+/// [`generate_connect_token`] stamped with `create_timestamp` instead of
+/// the current time.
+fn generate_issued_at(
+    request: &TokenRequest<'_>,
+    create_timestamp: u64,
+) -> Result<[u8; CONNECT_TOKEN_BYTES], TokenError> {
     let params = ConnectTokenParams {
         protocol_id: request.protocol_id,
         private_key: request.private_key,
         client_id: request.client_id,
         public_addresses: request.public_addresses,
         internal_addresses: request.internal_addresses,
-        create_timestamp: unix_time(),
+        create_timestamp,
         expire_seconds: request.expire_seconds,
         timeout_seconds: request.timeout_seconds,
         user_data: request.user_data.unwrap_or(&[0; USER_DATA_BYTES]),
@@ -128,6 +137,7 @@ pub struct ConnectTokenBuilder<'a> {
     expire_seconds: i64,
     timeout_seconds: i32,
     user_data: [u8; USER_DATA_BYTES],
+    issued_at: Option<u64>,
 }
 
 impl<'a> ConnectTokenBuilder<'a> {
@@ -143,6 +153,7 @@ impl<'a> ConnectTokenBuilder<'a> {
             expire_seconds: 30,
             timeout_seconds: 5,
             user_data: [0; USER_DATA_BYTES],
+            issued_at: None,
         }
     }
 
@@ -188,8 +199,19 @@ impl<'a> ConnectTokenBuilder<'a> {
         self
     }
 
-    /// Issues the 2048-byte token, stamped with the current unix time, with
-    /// its nonce and keys from the operating system's CSPRNG.
+    /// The unix second the token is issued at, from which its expiry
+    /// counts (by default the system clock's when it is generated): for a
+    /// backend that keeps time its own way, or one that issues tokens for
+    /// a server from the second the server admits them
+    /// ([`Server::start_nowait`](crate::Server::start_nowait)).
+    pub fn issued_at(mut self, unix_seconds: u64) -> Self {
+        self.issued_at = Some(unix_seconds);
+        self
+    }
+
+    /// Issues the 2048-byte token, stamped with the current unix time (or
+    /// [`issued_at`](Self::issued_at)'s), with its nonce and keys from the
+    /// operating system's CSPRNG.
     pub fn generate(&self) -> Result<[u8; CONNECT_TOKEN_BYTES], TokenBuildError> {
         let public = self.public.as_ref().map_err(|e| *e)?;
         let internal = match &self.internal {
@@ -206,7 +228,8 @@ impl<'a> ConnectTokenBuilder<'a> {
             timeout_seconds: self.timeout_seconds,
             user_data: Some(&self.user_data),
         };
-        Ok(generate_connect_token(&request)?)
+        let issued_at = self.issued_at.unwrap_or_else(unix_time);
+        Ok(generate_issued_at(&request, issued_at)?)
     }
 }
 

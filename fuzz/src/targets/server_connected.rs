@@ -20,10 +20,12 @@
 //! * 3: a server call: a byte whose low three bits pick the call, the next
 //!   three a slot (mod 6, so two past the last) and the high two a variant:
 //!   send a payload (`u16` length), disconnect a slot, disconnect all, read
-//!   every accessor and export the token history (the variant's bit 0 is
-//!   then the output's answer to `persist_used_token`), stop, start with 1
+//!   every accessor and export the token history, then hand back every
+//!   request held for `persist_used_token` (the variant's bit 0: durable,
+//!   or failed), stop, start with 1
 //!   to 4 slots, start with a restored history (the variant picks: empty,
-//!   one real token, more than the history holds, or recorded from now), or
+//!   one real token, more than the history holds, or recorded from now,
+//!   with the latest second the storage saw 0 or a minute on), or
 //!   a loopback call (the variant picks: connect with a token's client id,
 //!   disconnect, receive a `u16`-length payload).
 //!
@@ -43,7 +45,9 @@ use netcode_proto::address::same_endpoint;
 use netcode_proto::constants::{MAX_PACKET_BYTES, MAX_PAYLOAD_BYTES, USER_DATA_BYTES};
 use netcode_proto::io::Output;
 use netcode_proto::seeded::SeededRng;
-use netcode_proto::server::{HeapStorage, RestoredHistory, Server, ServerEvent, UsedToken};
+use netcode_proto::server::{
+    HeapStorage, PersistOutcome, PersistRequest, RestoredHistory, Server, ServerEvent, UsedToken,
+};
 use netcode_proto::session::Payload;
 
 use crate::Cursor;
@@ -53,15 +57,18 @@ use crate::session::{NUM_TOKENS, PEERS, SLOTS, Session, SessionToken, session};
 
 /// The server's output: it sends nothing anywhere, but reads the challenge
 /// out of an answer to a request from a session token, for a later
-/// response to echo, and answers `persist_used_token` as the input says.
+/// response to echo, and holds what `persist_used_token` hands it until
+/// the input hands it back.
 struct Peers<'s> {
     tokens: &'s [SessionToken],
     /// The session token of the request being handled, if it is one.
     answering: Option<usize>,
     /// The last challenge each peer was sent.
     challenges: [Option<Challenge>; PEERS.len()],
-    /// What `persist_used_token` answers.
-    durable: bool,
+    /// The requests `persist_used_token` was handed and the input has not
+    /// handed back yet (the oldest is forgotten when full: a host that
+    /// never answers is survived too).
+    held: [Option<PersistRequest>; HELD],
     /// Which peers sent a request with a token that disables timeouts (0
     /// or negative): the last request from an address sets its mapping's
     /// timeout, which is what the client connected from there gets.
@@ -81,10 +88,14 @@ impl Output<ServerEvent> for Peers<'_> {
 
     fn event(&mut self, _event: ServerEvent) {}
 
-    fn persist_used_token(&mut self, _token: &UsedToken) -> bool {
-        self.durable
+    fn persist_used_token(&mut self, request: PersistRequest) {
+        self.held.rotate_left(1);
+        self.held[HELD - 1] = Some(request);
     }
 }
+
+/// Requests held for `persist_used_token` at most.
+const HELD: usize = 8;
 
 thread_local! {
     /// The server each input runs on, restored from the session's first.
@@ -114,7 +125,7 @@ fn run(session: &Session, server: &mut Server<HeapStorage>, data: &[u8]) {
         tokens: &session.tokens,
         answering: None,
         challenges: [None; PEERS.len()],
-        durable: true,
+        held: [const { None }; HELD],
         timeless: [false; PEERS.len()],
     };
     let mut rng = SeededRng::new(3);
@@ -230,7 +241,14 @@ fn call(
             let _ = server.global_sequence();
             let in_use = server.token_history_in_use();
             assert_eq!(server.token_history().count(), in_use, "history export");
-            out.durable = variant & 1 == 1;
+            let outcome = match variant & 1 {
+                1 => PersistOutcome::Durable,
+                _ => PersistOutcome::Failed,
+            };
+            let held = std::mem::replace(&mut out.held, [const { None }; HELD]);
+            for request in held.into_iter().flatten() {
+                server.token_persisted(now, request, outcome, out);
+            }
         }
         4 => server.stop(now, out),
         5 => {
@@ -245,6 +263,10 @@ fn call(
             };
             let history = RestoredHistory {
                 recorded_since,
+                latest_unix_seconds: match index & 1 {
+                    0 => 0,
+                    _ => unix.saturating_add(60),
+                },
                 tokens,
             };
             let _ = server.start_restored(now, unix, 1 + index % SLOTS, rng, &history, out);

@@ -6,13 +6,27 @@
 use core::net::SocketAddr;
 use core::time::Duration;
 
-use super::persist::UsedToken;
+use super::history::Record;
 use super::tables::TokenLookup;
 use super::{ClientSlot, Server, ServerEvent, ServerStorage};
+use crate::constants::USER_DATA_BYTES;
+use crate::crypto::Key;
 use crate::io::Output;
 use crate::packet::{ChallengePacket, ConnectionRequest, Packet};
 use crate::stats::DropReason;
 use crate::token::ChallengeToken;
+
+/// A connection request admitted by the token history, as the answer
+/// reads it: borrowed from the opened request, or from a
+/// [`PersistRequest`](super::PersistRequest) handed back once durable.
+pub(super) struct Admission<'a> {
+    pub(super) from: SocketAddr,
+    pub(super) client_id: u64,
+    pub(super) timeout_seconds: i32,
+    pub(super) client_to_server_key: &'a Key,
+    pub(super) server_to_client_key: &'a Key,
+    pub(super) user_data: &'a [u8; USER_DATA_BYTES],
+}
 
 impl<S: ServerStorage> Server<S> {
     pub(super) fn process_request<O: Output<ServerEvent>>(
@@ -30,14 +44,9 @@ impl<S: ServerStorage> Server<S> {
         {
             return Err(DropReason::ServerAddressNotInToken);
         }
+        self.refuse_connected(from, token.client_id)?;
         let hasher = self.hasher;
         let mut tables = self.storage.tables();
-        if tables.slot_by_address(&hasher, &from).is_some() {
-            return Err(DropReason::AddressAlreadyConnected);
-        }
-        if tables.slot_by_client_id(&hasher, token.client_id).is_some() {
-            return Err(DropReason::ClientIdAlreadyConnected);
-        }
         let entry = match tables.find_or_add_token(
             &mut self.live,
             &hasher,
@@ -50,21 +59,64 @@ impl<S: ServerStorage> Server<S> {
             TokenLookup::Refused => return Err(DropReason::TokenAlreadyUsed),
             TokenLookup::Full => return Err(DropReason::TokenHistoryFull),
         };
-        // The first packet under the token's keys leaves below (a denial or
-        // a challenge): with a persisted history, only once it is durable.
-        if self.persisting && !tables.token_durable(entry) {
-            let used = UsedToken {
-                mac: request.mac,
-                address: from,
-                expire_timestamp: request.expire_timestamp,
-            };
-            if !out.persist_used_token(&used) {
-                return Err(DropReason::TokenNotDurable);
+        // The first packet under the token's keys leaves in the answer (a
+        // denial or a challenge): with a persisted history, only once the
+        // token is durable. The first request asks for that and is held.
+        if self.persisting {
+            match tables.pending_record(entry, &from) {
+                Some(Record::Durable) | None => {}
+                Some(Record::Asked) => return Err(DropReason::TokenNotDurable),
+                Some(Record::Unasked) => {
+                    tables.set_pending_record(entry, Record::Asked);
+                    out.persist_used_token(self.persist_request(request, from));
+                    return Err(DropReason::TokenNotDurable);
+                }
             }
-            tables.mark_token_durable(entry);
         }
+        let admission = Admission {
+            from,
+            client_id: token.client_id,
+            timeout_seconds: token.timeout_seconds,
+            client_to_server_key: &token.client_to_server_key,
+            server_to_client_key: &token.server_to_client_key,
+            user_data: &token.user_data,
+        };
+        self.answer_request(now, &admission, entry, out)
+    }
+
+    /// Refuses a handshake from an address, or for a client id, that
+    /// already holds a slot.
+    pub(super) fn refuse_connected(
+        &mut self,
+        from: SocketAddr,
+        client_id: u64,
+    ) -> Result<(), DropReason> {
+        let hasher = self.hasher;
+        let tables = self.storage.tables();
+        if tables.slot_by_address(&hasher, &from).is_some() {
+            return Err(DropReason::AddressAlreadyConnected);
+        }
+        if tables.slot_by_client_id(&hasher, client_id).is_some() {
+            return Err(DropReason::ClientIdAlreadyConnected);
+        }
+        Ok(())
+    }
+
+    /// Answers a request the token history admitted (its entry `entry`):
+    /// a denial when every slot is taken, otherwise the encryption mapping
+    /// and a challenge.
+    pub(super) fn answer_request<O: Output<ServerEvent>>(
+        &mut self,
+        now: Duration,
+        request: &Admission<'_>,
+        entry: u32,
+        out: &mut O,
+    ) -> Result<(), DropReason> {
+        let from = request.from;
+        let hasher = self.hasher;
+        let mut tables = self.storage.tables();
         if self.num_connected >= self.max_clients {
-            self.send_global(from, &Packet::Denied, &token.server_to_client_key, out);
+            self.send_global(from, &Packet::Denied, request.server_to_client_key, out);
             return Ok(());
         }
         tables
@@ -73,15 +125,15 @@ impl<S: ServerStorage> Server<S> {
                 &hasher,
                 now,
                 from,
-                &token.server_to_client_key,
-                &token.client_to_server_key,
-                token.timeout_seconds,
+                request.server_to_client_key,
+                request.client_to_server_key,
+                request.timeout_seconds,
                 entry,
             )
             .ok_or(DropReason::MappingTableFull)?;
         let challenge = ChallengeToken {
-            client_id: token.client_id,
-            user_data: token.user_data,
+            client_id: request.client_id,
+            user_data: *request.user_data,
         };
         let sealed = challenge.encrypt(self.challenge_sequence, &self.challenge_key);
         let packet = Packet::Challenge(ChallengePacket {
@@ -89,7 +141,7 @@ impl<S: ServerStorage> Server<S> {
             token: &sealed,
         });
         self.challenge_sequence += 1;
-        self.send_global(from, &packet, &token.server_to_client_key, out);
+        self.send_global(from, &packet, request.server_to_client_key, out);
         Ok(())
     }
 
@@ -111,17 +163,8 @@ impl<S: ServerStorage> Server<S> {
         let Some(mapping) = mapping else {
             return Err(crate::packet::PacketError::NoKey.into());
         };
-        let hasher = self.hasher;
+        self.refuse_connected(from, challenge.client_id)?;
         let tables = self.storage.tables();
-        if tables.slot_by_address(&hasher, &from).is_some() {
-            return Err(DropReason::AddressAlreadyConnected);
-        }
-        if tables
-            .slot_by_client_id(&hasher, challenge.client_id)
-            .is_some()
-        {
-            return Err(DropReason::ClientIdAlreadyConnected);
-        }
         let send_key = tables.mappings[mapping].send_key.clone();
         let slot = match tables.lowest_free_slot(self.max_clients) {
             Some(slot) if self.num_connected < self.max_clients => slot,

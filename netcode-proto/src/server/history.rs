@@ -12,14 +12,29 @@ use crate::constants::MAC_BYTES;
 pub(crate) enum TokenState {
     Free,
     /// A request was accepted; the handshake may be retried from the same
-    /// address. `durable` once a server with a persisted history had the
-    /// token made durable (nothing is sent under its keys before).
+    /// address. `record` is where the token's durable record stands on a
+    /// server that persists its history (nothing is sent under the token's
+    /// keys before it is durable); other servers leave it unasked.
     Pending {
-        durable: bool,
+        record: Record,
     },
     /// A client connected with it, or it was restored from an earlier run;
     /// refused from every address until it expires.
     Consumed,
+}
+
+/// Where a pending token's durable record stands, on a server started with
+/// a restored history (see `persist.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Record {
+    /// Not asked for yet, or the host reported that writing it failed: the
+    /// token's next request asks.
+    Unasked,
+    /// Asked for ([`Output::persist_used_token`](crate::io::Output::persist_used_token));
+    /// the host has not answered yet. Requests meanwhile are dropped.
+    Asked,
+    /// Durable: the token's requests are answered.
+    Durable,
 }
 
 /// One entry of the history of used connect tokens. Opaque: it only lives in

@@ -10,6 +10,7 @@ use super::{DisconnectReason, Hasher, Server, ServerError, ServerEvent, ServerSt
 use crate::constants::SERVER_GLOBAL_SEQUENCE_BASE;
 use crate::crypto::Key;
 use crate::io::Output;
+use crate::timing::restart_floor;
 
 impl<S: ServerStorage> Server<S> {
     /// Opens `max_clients` slots. `now` is the monotonic time and
@@ -19,9 +20,11 @@ impl<S: ServerStorage> Server<S> {
     ///
     /// The global sequence starts at 2^63 on every start, and the token
     /// history and encryption mappings start empty. The restart rule
-    /// refuses tokens that expire before `unix_seconds` plus the maximum
-    /// token lifetime (see [`start_restored`](Self::start_restored) for the
-    /// other way to start).
+    /// refuses tokens that may have been minted in or before the start
+    /// second: those expiring no later than `unix_seconds` plus the maximum
+    /// token lifetime (one second stricter than STANDARD.md's wording, see
+    /// [`ServerConfig::max_connect_token_lifetime`](super::ServerConfig::max_connect_token_lifetime);
+    /// [`start_restored`](Self::start_restored) is the other way to start).
     pub fn start<R: CryptoRng + ?Sized, O: Output<ServerEvent>>(
         &mut self,
         now: Duration,
@@ -30,7 +33,10 @@ impl<S: ServerStorage> Server<S> {
         rng: &mut R,
         out: &mut O,
     ) -> Result<(), ServerError> {
-        let floor = unix_seconds.saturating_add(self.config.effective_max_connect_token_lifetime());
+        let floor = restart_floor(
+            unix_seconds,
+            self.config.effective_max_connect_token_lifetime(),
+        );
         self.begin(now, unix_seconds, max_clients, floor, rng, out)?;
         self.persisting = false;
         Ok(())
@@ -56,6 +62,7 @@ impl<S: ServerStorage> Server<S> {
         self.time = now;
         self.unix_time = unix_seconds;
         self.running = true;
+        self.run = self.run.wrapping_add(1);
         self.max_clients = max_clients;
         self.num_connected = 0;
         self.challenge_sequence = 0;

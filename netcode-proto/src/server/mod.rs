@@ -59,7 +59,7 @@ pub use config::{ServerConfig, ServerError};
 pub use event::ServerEvent;
 pub use history::TokenEntry;
 pub use mapping::Mapping;
-pub use persist::{HistoryEntry, RestoredHistory, UsedToken};
+pub use persist::{HistoryEntry, PersistOutcome, PersistRequest, RestoredHistory, UsedToken};
 pub use sizing::TokenHistorySize;
 pub use slot::{ClientSlot, DisconnectReason};
 #[cfg(feature = "alloc")]
@@ -98,6 +98,9 @@ pub struct Server<S: ServerStorage> {
     live: Occupancy,
     /// Started with a restored history: new tokens are made durable first.
     persisting: bool,
+    /// Counts starts, so a [`PersistRequest`] from an earlier run is told
+    /// apart.
+    run: u32,
     deadline: Option<Duration>,
     stats: Stats,
 }
@@ -141,6 +144,7 @@ impl<S: ServerStorage> Server<S> {
             hasher: Hasher::new(0, 0),
             live: Occupancy::default(),
             persisting: false,
+            run: 0,
             deadline: None,
             stats: Stats::new(),
         };
@@ -171,6 +175,16 @@ impl<S: ServerStorage> Server<S> {
     /// ([`TokenHistoryFull`](crate::stats::DropReason::TokenHistoryFull)).
     pub fn token_history_in_use(&self) -> usize {
         self.live.tokens
+    }
+
+    /// The first unix second of issue from which the restart rule admits
+    /// tokens of the maximum lifetime: one past the second it counts from
+    /// (the start, or when a restored history began). Tokens issued
+    /// earlier are refused
+    /// ([`TokenPredatesStart`](crate::packet::PacketError::TokenPredatesStart)).
+    pub fn tokens_admitted_from(&self) -> u64 {
+        self.min_expire_timestamp
+            .saturating_sub(self.config.effective_max_connect_token_lifetime())
     }
 
     /// Whether the server is running.

@@ -7,23 +7,39 @@
 //! # Two ways to start
 //!
 //! * [`Server::start`]: nothing is known about earlier runs. The restart
-//!   rule refuses every token that may predate this start (expiring before
-//!   start plus the maximum token lifetime), so no token used before can
-//!   repeat a nonce; tokens issued just before the start, or with a shorter
-//!   lifetime, wait out that window. Choose it when the server keeps no
-//!   durable state.
+//!   rule refuses every token that may predate this start (see
+//!   `timing::restart_floor`: minted, by its expiry, no later than the
+//!   start second), so no token used before can repeat a nonce; tokens
+//!   issued just before the start, or with a shorter lifetime, wait out
+//!   that window. Choose it when the server keeps no durable state. It
+//!   assumes the wall clock did not step back across the restart: a clock
+//!   that reads earlier than it did in the previous run reopens the window
+//!   by the size of the step, and only a durable history can close it.
 //! * [`Server::start_restored`]: the history of every earlier run since
 //!   `recorded_since` is restored. Every restored token is refused from
 //!   every address until it expires, and the restart rule counts from
 //!   `recorded_since` instead of the start, so once the record is older
 //!   than one maximum token lifetime a restarted server accepts every fresh
-//!   token at once. The server then asks its [`Output`] to make each newly
-//!   used token durable ([`Output::persist_used_token`]) before the first
-//!   packet under that token's keys (a challenge or a denial) leaves, and
-//!   drops the request until it is
-//!   ([`DropReason::TokenNotDurable`](crate::stats::DropReason::TokenNotDurable)).
-//!   Choose it when the host has durable storage and tokens of varying
-//!   lifetimes, or cannot afford the waiting window.
+//!   token at once. Expiry is judged against the later of the wall clock
+//!   and `latest_unix_seconds`, the latest second the storage saw, so a
+//!   clock that stepped back cannot revive a token whose record was
+//!   dropped as expired.
+//!
+//! # Making a token durable: an output out, an input in
+//!
+//! A server started restored sends nothing under a new token's keys (a
+//! challenge or a denial) before the host reports the token's record
+//! durable. The token's first request hands a [`PersistRequest`] to
+//! [`Output::persist_used_token`] and is held
+//! ([`DropReason::TokenNotDurable`](crate::stats::DropReason::TokenNotDurable));
+//! the host writes [`PersistRequest::token`] to its storage, off the
+//! server's loop and batched with others if it likes, and hands the
+//! request back through [`Server::token_persisted`]. If the outcome is
+//! [`PersistOutcome::Durable`], the server answers the held request then
+//! (the same checks and answer as any request); if it is
+//! [`PersistOutcome::Failed`], the token's next request asks again.
+//! Requests that arrive in between are dropped unanswered, and the server
+//! goes on with every other client meanwhile.
 //!
 //! # Why every restored token is refused
 //!
@@ -39,10 +55,18 @@ use core::time::Duration;
 
 use rand_core::CryptoRng;
 
-use super::history::TokenState;
+use super::handshake::Admission;
+use super::history::{Record, TokenState};
 use super::{Server, ServerError, ServerEvent, ServerStorage, Tables};
-use crate::constants::MAC_BYTES;
+use crate::constants::{MAC_BYTES, USER_DATA_BYTES};
+use crate::crypto::Key;
 use crate::io::Output;
+use crate::packet::ConnectionRequest;
+use crate::stats::DroppedDatagram;
+use crate::timing::restart_floor;
+
+/// The first byte of a connection request, as dropped requests report it.
+const REQUEST_PREFIX: u8 = 0;
 
 /// A used connect token, as the history keeps it and durable storage
 /// records it: what the standard's second restart mitigation persists.
@@ -77,24 +101,103 @@ pub struct RestoredHistory<'a> {
     /// not in `tokens`: the restart rule counts from this time, so such a
     /// token is refused if it may still be valid.
     pub recorded_since: u64,
+    /// The latest unix second the storage's writers saw (0 if unknown):
+    /// tokens the storage forgot were expired by then. The restarted
+    /// server judges expiry against the later of its clock and this, so a
+    /// wall clock that now reads earlier cannot revive them.
+    pub latest_unix_seconds: u64,
     /// The tokens used since then, in any order, duplicates and expired
     /// ones allowed.
     pub tokens: &'a [UsedToken],
 }
 
+impl RestoredHistory<'_> {
+    /// How many of the tokens have not expired at the later of
+    /// `unix_seconds` and [`latest_unix_seconds`](Self::latest_unix_seconds)
+    /// (duplicates counted once each time they appear): the history
+    /// entries [`Server::start_restored`] needs for them.
+    pub fn unexpired(&self, unix_seconds: u64) -> usize {
+        let now = unix_seconds.max(self.latest_unix_seconds);
+        self.tokens
+            .iter()
+            .filter(|t| t.expire_timestamp > now)
+            .count()
+    }
+}
+
+/// A connection request held until its token's record is durable: what a
+/// server started restored hands to [`Output::persist_used_token`] for a
+/// new token, to be handed back through [`Server::token_persisted`] once
+/// [`token`](Self::token) is written, or could not be.
+///
+/// It carries what the server needs to answer the request then (the
+/// token's keys, client id, timeout and user data), so the server keeps
+/// nothing per held request. It belongs to the run of the server that made
+/// it: handed back after a restart, it is ignored.
+#[derive(Clone)]
+pub struct PersistRequest {
+    token: UsedToken,
+    run: u32,
+    client_id: u64,
+    timeout_seconds: i32,
+    client_to_server_key: Key,
+    server_to_client_key: Key,
+    user_data: [u8; USER_DATA_BYTES],
+}
+
+impl PersistRequest {
+    /// What to write to durable storage.
+    pub fn token(&self) -> &UsedToken {
+        &self.token
+    }
+
+    /// The request, as the server's answer reads it.
+    pub(super) fn admission(&self) -> Admission<'_> {
+        Admission {
+            from: self.token.address,
+            client_id: self.client_id,
+            timeout_seconds: self.timeout_seconds,
+            client_to_server_key: &self.client_to_server_key,
+            server_to_client_key: &self.server_to_client_key,
+            user_data: &self.user_data,
+        }
+    }
+}
+
+/// Shows the token only: the keys and user data stay out of logs.
+impl core::fmt::Debug for PersistRequest {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PersistRequest")
+            .field("token", &self.token)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the host's storage made of a [`PersistRequest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PersistOutcome {
+    /// The record is written and synced: it survives a crash.
+    Durable,
+    /// The record could not be written (or the host would not queue it):
+    /// the token's next request asks again.
+    Failed,
+}
+
 impl<S: ServerStorage> Server<S> {
     /// Starts like [`start`](Self::start), with the token history of
     /// earlier runs restored (see the module documentation on when to
-    /// choose each): every token in `history` that has not expired at
-    /// `unix_seconds` is refused from every address until it does, the
-    /// restart rule counts from `history.recorded_since`, and from now on
-    /// every newly used token is passed to [`Output::persist_used_token`]
-    /// before anything is sent under its keys.
+    /// choose each): every token in `history` that has not expired (at the
+    /// later of `unix_seconds` and `history.latest_unix_seconds`) is
+    /// refused from every address until it does, the restart rule counts
+    /// from `history.recorded_since`, and from now on every newly used
+    /// token is handed to [`Output::persist_used_token`] and nothing is
+    /// sent under its keys until [`token_persisted`](Self::token_persisted)
+    /// reports it durable.
     ///
     /// Fails with [`ServerError::HistoryTooLarge`] (and leaves the server
     /// stopped) when the unexpired tokens do not fit in this server's
-    /// history; start with a larger history, or with
-    /// [`start`](Self::start).
+    /// history; start with a larger history (the count to make room for
+    /// is [`RestoredHistory::unexpired`]).
     pub fn start_restored<R: CryptoRng + ?Sized, O: Output<ServerEvent>>(
         &mut self,
         now: Duration,
@@ -104,9 +207,9 @@ impl<S: ServerStorage> Server<S> {
         history: &RestoredHistory<'_>,
         out: &mut O,
     ) -> Result<(), ServerError> {
-        let floor = history
-            .recorded_since
-            .saturating_add(self.config.effective_max_connect_token_lifetime());
+        let lifetime = self.config.effective_max_connect_token_lifetime();
+        let floor = restart_floor(history.recorded_since, lifetime);
+        let unix_seconds = unix_seconds.max(history.latest_unix_seconds);
         self.begin(now, unix_seconds, max_clients, floor, rng, out)?;
         self.persisting = true;
         let hasher = self.hasher;
@@ -128,6 +231,72 @@ impl<S: ServerStorage> Server<S> {
             }
         }
         Ok(())
+    }
+
+    /// Hands back a [`PersistRequest`] this server gave its output, with
+    /// what became of its record. Durable: the held request is answered now
+    /// (a challenge, or a denial when the server is full), after the checks
+    /// any request gets; a failure is reported through
+    /// [`Output::dropped`] as for a datagram. Failed: the token's next
+    /// request asks again. A request from an earlier run, for a token no
+    /// longer pending (expired, or already answered), or for a server not
+    /// running, is ignored.
+    pub fn token_persisted<O: Output<ServerEvent>>(
+        &mut self,
+        now: Duration,
+        request: PersistRequest,
+        outcome: PersistOutcome,
+        out: &mut O,
+    ) {
+        if !self.running || request.run != self.run {
+            return;
+        }
+        let hasher = self.hasher;
+        let mut tables = self.storage.tables();
+        let token = &request.token;
+        let Some(entry) = tables.find_token(&hasher, &token.mac) else {
+            return;
+        };
+        if tables.pending_record(entry, &token.address) != Some(Record::Asked) {
+            return;
+        }
+        if outcome == PersistOutcome::Failed {
+            tables.set_pending_record(entry, Record::Unasked);
+            return;
+        }
+        tables.set_pending_record(entry, Record::Durable);
+        self.time = now;
+        let admission = request.admission();
+        let answered = self
+            .refuse_connected(admission.from, admission.client_id)
+            .and_then(|()| self.answer_request(now, &admission, entry, out));
+        if let Err(reason) = answered {
+            let dropped = DroppedDatagram::new(token.address, Some(REQUEST_PREFIX), reason);
+            self.stats.report_drop(out, dropped);
+        }
+    }
+
+    /// The request to hand to [`Output::persist_used_token`] for a new
+    /// token of this run.
+    pub(super) fn persist_request(
+        &self,
+        request: &ConnectionRequest,
+        from: SocketAddr,
+    ) -> PersistRequest {
+        let token = &request.token;
+        PersistRequest {
+            token: UsedToken {
+                mac: request.mac,
+                address: from,
+                expire_timestamp: request.expire_timestamp,
+            },
+            run: self.run,
+            client_id: token.client_id,
+            timeout_seconds: token.timeout_seconds,
+            client_to_server_key: token.client_to_server_key.clone(),
+            server_to_client_key: token.server_to_client_key.clone(),
+            user_data: token.user_data,
+        }
     }
 
     /// Every entry of the connect token history (unexpired as of the last
@@ -152,8 +321,8 @@ impl<S: ServerStorage> Server<S> {
         })
     }
 
-    /// Whether the server was started with a restored history, and so asks
-    /// its output to make each new token durable.
+    /// Whether the server was started with a restored history, and so has
+    /// its output make each new token durable before answering it.
     pub fn persists_token_history(&self) -> bool {
         self.persisting
     }

@@ -34,6 +34,7 @@ impl<S: ServerStorage + Clone> Clone for Server<S> {
             hasher: self.hasher,
             live: self.live,
             persisting: self.persisting,
+            run: self.run,
             deadline: self.deadline,
             stats: self.stats.clone(),
         }
@@ -58,6 +59,7 @@ impl<S: ServerStorage + Clone> Clone for Server<S> {
             hasher,
             live,
             persisting,
+            run,
             deadline,
             stats,
         } = self;
@@ -77,6 +79,7 @@ impl<S: ServerStorage + Clone> Clone for Server<S> {
         *hasher = source.hasher;
         *live = source.live;
         *persisting = source.persisting;
+        *run = source.run;
         *deadline = source.deadline;
         stats.clone_from(&source.stats);
     }

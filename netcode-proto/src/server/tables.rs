@@ -12,7 +12,7 @@ use core::time::Duration;
 
 use super::compact::{Endpoint, Link, Nanos};
 use super::expiry;
-use super::history::{TokenEntry, TokenState};
+use super::history::{Record, TokenEntry, TokenState};
 use super::index::{self, Hasher};
 use super::mapping::Mapping;
 use super::storage::Tables;
@@ -238,16 +238,12 @@ impl Tables<'_> {
         expire_timestamp: u64,
         current_timestamp: u64,
     ) -> TokenLookup {
-        let tokens = &*self.tokens;
-        let found = index::find(self.token_index, hasher.mac(mac), |i| {
-            tokens[i].state != TokenState::Free && tokens[i].mac == *mac
-        });
-        if let Some(i) = found {
-            let entry = &tokens[i];
+        if let Some(i) = self.find_token(hasher, mac) {
+            let entry = &self.tokens[i as usize];
             let own_retry = matches!(entry.state, TokenState::Pending { .. })
                 && entry.address.matches(&address);
             return if own_retry {
-                TokenLookup::Admitted(i as u32)
+                TokenLookup::Admitted(i)
             } else {
                 TokenLookup::Refused
             };
@@ -264,7 +260,9 @@ impl Tables<'_> {
             },
         };
         self.tokens[i] = TokenEntry {
-            state: TokenState::Pending { durable: false },
+            state: TokenState::Pending {
+                record: Record::Unasked,
+            },
             mac: *mac,
             address: Endpoint::new(&address),
             expire_timestamp,
@@ -306,23 +304,33 @@ impl Tables<'_> {
         }
     }
 
-    /// Whether history entry `entry` was made durable (or needs not be:
-    /// consumed entries were durable before their first packet).
-    pub(crate) fn token_durable(&self, entry: u32) -> bool {
-        self.tokens.get(entry as usize).is_some_and(|e| {
-            matches!(
-                e.state,
-                TokenState::Pending { durable: true } | TokenState::Consumed
-            )
+    /// The history entry holding the token whose tag is `mac`, if any.
+    pub(crate) fn find_token(&self, hasher: &Hasher, mac: &[u8; MAC_BYTES]) -> Option<u32> {
+        let tokens = &*self.tokens;
+        index::find(self.token_index, hasher.mac(mac), |i| {
+            tokens[i].state != TokenState::Free && tokens[i].mac == *mac
         })
+        .map(|i| i as u32)
     }
 
-    /// Records that history entry `entry`'s token is durable.
-    pub(crate) fn mark_token_durable(&mut self, entry: u32) {
+    /// Where the durable record of history entry `entry`'s token stands,
+    /// when the entry is pending from `address`; `None` otherwise (free,
+    /// consumed, or another address's).
+    pub(crate) fn pending_record(&self, entry: u32, address: &SocketAddr) -> Option<Record> {
+        let e = self.tokens.get(entry as usize)?;
+        match e.state {
+            TokenState::Pending { record } if e.address.matches(address) => Some(record),
+            _ => None,
+        }
+    }
+
+    /// Moves the durable record of history entry `entry`, which must be
+    /// pending, to `record`.
+    pub(crate) fn set_pending_record(&mut self, entry: u32, record: Record) {
         if let Some(e) = self.tokens.get_mut(entry as usize)
-            && let TokenState::Pending { durable } = &mut e.state
+            && let TokenState::Pending { record: r } = &mut e.state
         {
-            *durable = true;
+            *r = record;
         }
     }
 
@@ -337,11 +345,7 @@ impl Tables<'_> {
         mac: &[u8; MAC_BYTES],
         expire_timestamp: u64,
     ) -> bool {
-        let tokens = &*self.tokens;
-        let known = index::find(self.token_index, hasher.mac(mac), |i| {
-            tokens[i].state != TokenState::Free && tokens[i].mac == *mac
-        });
-        if known.is_some() {
+        if self.find_token(hasher, mac).is_some() {
             return true;
         }
         let Some(i) = expiry::first_free(self.tokens, live.tokens) else {

@@ -15,6 +15,13 @@ impl<S: ServerStorage> Server<S> {
     /// datagrams that arrived first. `unix_seconds` (the wall clock) is
     /// kept for the connection requests handled until the next update, and
     /// frees the connect token history entries whose tokens expired by then.
+    ///
+    /// The server's unix time never moves back: an earlier `unix_seconds`
+    /// than a previous one (a wall clock stepped back) is ignored until
+    /// the clock passes it again, because a token whose entry was freed as
+    /// expired must stay expired, or it could start a second session under
+    /// the same keys. A clock that leaps forward by mistake therefore makes
+    /// the server refuse tokens as expired until real time catches up.
     pub fn update<O: Output<ServerEvent>>(
         &mut self,
         now: Duration,
@@ -22,14 +29,14 @@ impl<S: ServerStorage> Server<S> {
         out: &mut O,
     ) {
         self.time = now;
-        self.unix_time = unix_seconds;
+        self.unix_time = self.unix_time.max(unix_seconds);
         if !self.running {
             return;
         }
         let hasher = self.hasher;
         self.storage
             .tables()
-            .free_expired_tokens(&mut self.live, &hasher, unix_seconds);
+            .free_expired_tokens(&mut self.live, &hasher, self.unix_time);
         let mut deadline: Option<Duration> = None;
         for index in 0..self.max_clients {
             let slot = &self.storage.slots()[index];

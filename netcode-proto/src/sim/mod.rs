@@ -77,6 +77,7 @@ mod network;
 mod output;
 mod queue;
 mod rng;
+mod store;
 #[cfg(test)]
 mod tests;
 mod world;
@@ -84,4 +85,5 @@ mod world;
 pub use config::{DEFAULT_DUPLICATE_MAX_DELAY, DEFAULT_MAX_IN_FLIGHT, SimConfig, SimStats};
 pub use network::{Delivered, NetworkSimulator};
 pub use output::SimOutput;
-pub use world::{ClientNode, Filter, ServerNode, ServerOutput, SimStore, World};
+pub use store::{ServerOutput, SimStore};
+pub use world::{ClientNode, Filter, ServerNode, World};

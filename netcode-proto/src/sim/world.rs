@@ -16,16 +16,13 @@ use core::net::SocketAddr;
 use core::time::Duration;
 
 use super::fixtures::{PRIVATE_KEY, PROTOCOL_ID, UNIX_START, user_data_for};
+use super::store::{ServerOutput, SimStore};
 use super::{NetworkSimulator, SimConfig};
 use crate::client::{Client, ClientEvent, ClientState};
 use crate::constants::CONNECT_TOKEN_BYTES;
 use crate::crypto::Key;
-use crate::io::Output;
 use crate::seeded::SeededRng;
-use crate::server::{
-    HeapStorage, RestoredHistory, Server, ServerConfig, ServerError, ServerEvent, ServerStorage,
-    UsedToken,
-};
+use crate::server::{HeapStorage, Server, ServerConfig, ServerError, ServerEvent, ServerStorage};
 use crate::token::{ConnectTokenParams, generate_connect_token};
 
 /// A datagram filter: return false to drop the datagram (from, to, bytes).
@@ -49,37 +46,6 @@ pub struct ClientNode {
     pub updating: bool,
 }
 
-/// Durable storage for a server's token history, simulated: what a crash
-/// of the server leaves behind.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SimStore {
-    /// Unix seconds since which it holds every token the server used.
-    pub recorded_since: u64,
-    /// The tokens made durable, in order.
-    pub tokens: Vec<UsedToken>,
-    /// Whether a write succeeds now (false: as if the disk were failing).
-    pub writable: bool,
-}
-
-impl SimStore {
-    /// An empty, writable store that began at unix time `recorded_since`.
-    pub fn new(recorded_since: u64) -> Self {
-        Self {
-            recorded_since,
-            tokens: Vec::new(),
-            writable: true,
-        }
-    }
-
-    /// What a restarted server restores from it.
-    pub fn restored(&self) -> RestoredHistory<'_> {
-        RestoredHistory {
-            recorded_since: self.recorded_since,
-            tokens: &self.tokens,
-        }
-    }
-}
-
 /// One server of a [`World`].
 pub struct ServerNode {
     /// Its address.
@@ -97,37 +63,6 @@ pub struct ServerNode {
     pub store: Option<SimStore>,
     /// Slots, mappings and history entries, to rebuild it after a crash.
     sizes: (usize, usize, usize),
-}
-
-/// The [`Output`] of a server in the world: datagrams into the simulator,
-/// events into the server's list, used tokens into its store. Handed out by
-/// [`World::with_server`].
-pub struct ServerOutput<'a> {
-    sim: &'a mut NetworkSimulator,
-    from: SocketAddr,
-    now: Duration,
-    events: &'a mut Vec<ServerEvent>,
-    store: Option<&'a mut SimStore>,
-}
-
-impl Output<ServerEvent> for ServerOutput<'_> {
-    fn send(&mut self, to: SocketAddr, datagram: &[u8]) {
-        self.sim.send(self.now, self.from, to, datagram);
-    }
-
-    fn event(&mut self, event: ServerEvent) {
-        self.events.push(event);
-    }
-
-    fn persist_used_token(&mut self, token: &UsedToken) -> bool {
-        match self.store.as_deref_mut() {
-            Some(store) if store.writable => {
-                store.tokens.push(*token);
-                true
-            }
-            _ => false,
-        }
-    }
 }
 
 /// Who is at an address.
@@ -178,8 +113,11 @@ pub struct World {
     pub sim: NetworkSimulator,
     /// Simulated monotonic time.
     pub now: Duration,
-    /// Simulated unix time, in whole seconds, that goes with `now`.
+    /// Simulated unix time, in whole seconds, that goes with `now` (and
+    /// any wall clock step made by [`step_wall_clock`](Self::step_wall_clock)).
     pub unix: u64,
+    /// Seconds the wall clock was stepped by, in all.
+    wall_clock_step: i64,
     /// The servers, by the index [`add_server`](Self::add_server) returned.
     pub servers: Vec<ServerNode>,
     /// The clients, by the index [`add_client`](Self::add_client) returned.
@@ -202,6 +140,7 @@ impl World {
             sim: NetworkSimulator::new(sim, seed),
             now: EPOCH,
             unix: UNIX_START,
+            wall_clock_step: 0,
             servers: Vec::new(),
             clients: Vec::new(),
             rng: SeededRng::new(seed),
@@ -252,6 +191,11 @@ impl World {
 
     /// Adds a server at `address` on `storage` and starts it with
     /// `max_clients` open; returns its index.
+    ///
+    /// The server is started as if a second ago, as a deployed server has
+    /// been up before its backend issues tokens for it: the restart rule
+    /// refuses tokens minted in a server's start second, and the world's
+    /// tokens are minted at its current second.
     pub fn add_server(
         &mut self,
         address: SocketAddr,
@@ -277,7 +221,11 @@ impl World {
             store: None,
             sizes,
         });
-        self.start_server(index, max_clients);
+        let (now, unix) = (self.now, self.unix.saturating_sub(1));
+        let (server, mut out, rng) = self.server_parts(index);
+        server
+            .start(now, unix, max_clients, rng, &mut out)
+            .unwrap_or_else(|e| panic!("world server start: {e}"));
         index
     }
 
@@ -324,13 +272,13 @@ impl World {
         s: usize,
     ) -> (&mut Server<HeapStorage>, ServerOutput<'_>, &mut SeededRng) {
         let node = &mut self.servers[s];
-        let out = ServerOutput {
-            sim: &mut self.sim,
-            from: node.address,
-            now: self.now,
-            events: &mut node.events,
-            store: node.store.as_mut(),
-        };
+        let out = ServerOutput::new(
+            &mut self.sim,
+            node.address,
+            self.now,
+            &mut node.events,
+            node.store.as_mut(),
+        );
         (&mut node.server, out, &mut self.rng)
     }
 
@@ -361,10 +309,14 @@ impl World {
         server.start_restored(now, unix, max_clients, rng, &saved.restored(), &mut out)
     }
 
-    /// Server `s` crashes: everything but its store is lost, and it is left
-    /// stopped on new storage of the same sizes. Nothing is sent.
+    /// Server `s` crashes: everything but its store is lost (records still
+    /// being written included), and it is left stopped on new storage of
+    /// the same sizes. Nothing is sent.
     pub fn crash_server(&mut self, s: usize) {
         let node = &mut self.servers[s];
+        if let Some(store) = node.store.as_mut() {
+            store.lose_in_flight();
+        }
         let (slots, mappings, tokens) = node.sizes;
         let storage = HeapStorage::with_tables(slots, mappings, tokens);
         node.server = Server::new(Self::server_config(node.address), storage)
@@ -470,7 +422,7 @@ impl World {
     /// that is updating.
     pub fn step(&mut self, dt: Duration) {
         self.now = self.now.saturating_add(dt);
-        self.unix = UNIX_START.saturating_add(self.now.saturating_sub(EPOCH).as_secs());
+        self.unix = self.wall_clock();
         let now = self.now;
         while let Some(mut d) = self.sim.receive_any(now) {
             if let Some(filter) = self.filter.as_mut()
@@ -493,7 +445,37 @@ impl World {
                 let (server, mut out, _) = self.server_parts(s);
                 server.update(now, unix, &mut out);
             }
+            self.settle_store(s);
         }
+    }
+
+    /// Hands server `s` back the records its store finished writing by now
+    /// (durable, or failed when the store is not writable).
+    fn settle_store(&mut self, s: usize) {
+        let (now, unix) = (self.now, self.unix);
+        let Some(store) = self.servers[s].store.as_mut() else {
+            return;
+        };
+        for (request, outcome) in store.finish_writes(now, unix) {
+            let (server, mut out, _) = self.server_parts(s);
+            server.token_persisted(now, request, outcome, &mut out);
+        }
+    }
+
+    /// Steps the wall clock by `seconds` (back when negative), as an NTP
+    /// correction or a virtual machine restored from a snapshot does:
+    /// [`unix`](Self::unix) changes now, monotonic time does not.
+    pub fn step_wall_clock(&mut self, seconds: i64) {
+        self.wall_clock_step = self.wall_clock_step.saturating_add(seconds);
+        self.unix = self.wall_clock();
+    }
+
+    /// The unix second that goes with `now`.
+    fn wall_clock(&self) -> u64 {
+        let elapsed = self.now.saturating_sub(EPOCH).as_secs();
+        UNIX_START
+            .saturating_add(elapsed)
+            .saturating_add_signed(self.wall_clock_step)
     }
 
     /// Hands one datagram straight to whoever is at `to`, now, bypassing the
@@ -504,10 +486,13 @@ impl World {
         match self.by_address.get(&to) {
             Some(&Node::Server(s)) => {
                 let (server, mut out, _) = self.server_parts(s);
-                let Some((index, payload)) = server.handle(now, from, bytes, &mut out) else {
+                let received = server
+                    .handle(now, from, bytes, &mut out)
+                    .map(|(index, payload)| (index, payload.sequence, payload.data.to_vec()));
+                self.settle_store(s);
+                let Some(received) = received else {
                     return false;
                 };
-                let received = (index, payload.sequence, payload.data.to_vec());
                 self.servers[s].received.push(received);
                 true
             }
@@ -538,7 +523,8 @@ impl World {
     }
 
     /// The earliest deadline of anything in the world: a datagram due, a
-    /// client's or a server's next update (of those updating).
+    /// client's or a server's next update (of those updating), a token
+    /// record done being written.
     pub fn next_event(&self) -> Option<Duration> {
         let clients = self
             .clients
@@ -550,8 +536,13 @@ impl World {
             .iter()
             .filter(|n| n.updating)
             .filter_map(|n| n.server.next_deadline());
+        let writes = self
+            .servers
+            .iter()
+            .filter_map(|n| n.store.as_ref()?.next_write_done());
         clients
             .chain(servers)
+            .chain(writes)
             .chain(self.sim.next_delivery_time())
             .min()
     }

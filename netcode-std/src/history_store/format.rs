@@ -2,12 +2,13 @@
 //! checksummed records, one per used connect token.
 //!
 //! ```text
-//! header (40 bytes)
+//! header (48 bytes)
 //!   0  magic "NCTKHIST"                      8
-//!   8  version (u32 LE) = 1                  4
+//!   8  version (u32 LE) = 2                  4
 //!  12  reserved (zero)                       4
 //!  16  recorded_since (u64 LE, unix s)       8
-//!  24  checksum of bytes 0..24              16
+//!  24  latest_unix_seconds (u64 LE)          8
+//!  32  checksum of bytes 0..32              16
 //! record (64 bytes), the i-th after the header
 //!   0  mac: the sealed private token's tag  16
 //!  16  expire_timestamp (u64 LE, unix s)     8
@@ -17,6 +18,10 @@
 //!  43  reserved (zero)                       5
 //!  48  checksum of bytes 0..48, under i     16
 //! ```
+//!
+//! `latest_unix_seconds` is the latest wall-clock second at which the file
+//! was written whole: every record it left out then had expired by it.
+//! Version 1 (a 40-byte header without it) is refused as unsupported.
 //!
 //! The checksum is a Poly1305 tag (the core's ChaCha20-Poly1305 with an
 //! empty message and the bytes as associated data) under a fixed key, with
@@ -36,9 +41,11 @@ use super::StoreError;
 /// The file's first eight bytes.
 pub(super) const MAGIC: [u8; 8] = *b"NCTKHIST";
 /// The format version this module writes and reads.
-pub(super) const VERSION: u32 = 1;
+pub(super) const VERSION: u32 = 2;
 /// Bytes of the header.
-pub(super) const HEADER_BYTES: usize = 40;
+pub(super) const HEADER_BYTES: usize = 48;
+/// Bytes of the header the checksum covers.
+const HEADER_SUMMED: usize = 32;
 /// Bytes of each record.
 pub(super) const RECORD_BYTES: usize = 64;
 
@@ -52,19 +59,35 @@ fn checksum(bytes: &[u8], nonce: u64) -> [u8; 16] {
     encrypt(&CHECKSUM_KEY, &sequence_nonce(nonce), bytes, &mut [])
 }
 
-/// The header of a store begun at `recorded_since`.
-pub(super) fn header(recorded_since: u64) -> [u8; HEADER_BYTES] {
+/// What a file's header says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Header {
+    /// Unix seconds since which the file holds every token recorded.
+    pub(super) recorded_since: u64,
+    /// The latest unix second at which the file was written whole.
+    pub(super) latest_unix_seconds: u64,
+}
+
+/// The bytes of `header`.
+pub(super) fn header(header: &Header) -> [u8; HEADER_BYTES] {
     let mut out = [0u8; HEADER_BYTES];
     out[..8].copy_from_slice(&MAGIC);
     out[8..12].copy_from_slice(&VERSION.to_le_bytes());
-    out[16..24].copy_from_slice(&recorded_since.to_le_bytes());
-    let sum = checksum(&out[..24], HEADER_NONCE);
-    out[24..].copy_from_slice(&sum);
+    out[16..24].copy_from_slice(&header.recorded_since.to_le_bytes());
+    out[24..32].copy_from_slice(&header.latest_unix_seconds.to_le_bytes());
+    let sum = checksum(&out[..HEADER_SUMMED], HEADER_NONCE);
+    out[HEADER_SUMMED..].copy_from_slice(&sum);
     out
 }
 
-/// The `recorded_since` of a header, once it checks out.
-pub(super) fn read_header(bytes: &[u8]) -> Result<u64, StoreError> {
+/// A file's header, once it checks out.
+pub(super) fn read_header(bytes: &[u8]) -> Result<Header, StoreError> {
+    if bytes.len() >= 12 && bytes[..8] == MAGIC {
+        let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+        if version != VERSION {
+            return Err(StoreError::UnsupportedVersion(version));
+        }
+    }
     let Some(bytes) = bytes.get(..HEADER_BYTES) else {
         return Err(StoreError::Truncated {
             length: bytes.len() as u64,
@@ -74,19 +97,21 @@ pub(super) fn read_header(bytes: &[u8]) -> Result<u64, StoreError> {
     if bytes[..8] != MAGIC {
         return Err(StoreError::NotAHistoryStore);
     }
-    if checksum(&bytes[..24], HEADER_NONCE) != bytes[24..] {
+    if checksum(&bytes[..HEADER_SUMMED], HEADER_NONCE) != bytes[HEADER_SUMMED..] {
         return Err(StoreError::CorruptHeader);
-    }
-    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != VERSION {
-        return Err(StoreError::UnsupportedVersion(version));
     }
     if bytes[12..16] != [0; 4] {
         return Err(StoreError::CorruptHeader);
     }
-    let mut since = [0u8; 8];
-    since.copy_from_slice(&bytes[16..24]);
-    Ok(u64::from_le_bytes(since))
+    let u64_at = |at: usize| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(word)
+    };
+    Ok(Header {
+        recorded_since: u64_at(16),
+        latest_unix_seconds: u64_at(24),
+    })
 }
 
 /// Record `index` of the file, for `token`.
@@ -136,8 +161,8 @@ pub(super) fn read_record(bytes: &[u8; RECORD_BYTES], index: u64) -> Result<Used
 }
 
 /// Every record of a whole file, checked, in order.
-pub(super) fn read_file(bytes: &[u8]) -> Result<(u64, Vec<UsedToken>), StoreError> {
-    let recorded_since = read_header(bytes)?;
+pub(super) fn read_file(bytes: &[u8]) -> Result<(Header, Vec<UsedToken>), StoreError> {
+    let header = read_header(bytes)?;
     let body = &bytes[HEADER_BYTES..];
     let whole = body.len() / RECORD_BYTES;
     if !body.len().is_multiple_of(RECORD_BYTES) {
@@ -155,7 +180,7 @@ pub(super) fn read_file(bytes: &[u8]) -> Result<(u64, Vec<UsedToken>), StoreErro
             read_record(&record, i as u64)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((recorded_since, tokens))
+    Ok((header, tokens))
 }
 
 #[cfg(test)]
@@ -186,7 +211,16 @@ mod tests {
                 "a record only verifies at its own index"
             );
         }
-        assert_eq!(read_header(&header(42)).ok(), Some(42));
-        assert_eq!(header(0).len(), HEADER_BYTES);
+        let written = Header {
+            recorded_since: 42,
+            latest_unix_seconds: 99,
+        };
+        assert_eq!(read_header(&header(&written)).ok(), Some(written));
+        let mut older = header(&written);
+        older[8] = 1;
+        assert!(matches!(
+            read_header(&older),
+            Err(StoreError::UnsupportedVersion(1))
+        ));
     }
 }

@@ -6,15 +6,16 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 
 use netcode_proto::io::Output;
-use netcode_proto::server::{ServerEvent, UsedToken};
+use netcode_proto::server::{PersistRequest, ServerEvent};
 use netcode_proto::stats::DroppedDatagram;
 
 use crate::events::EventQueue;
-use crate::history_store::HistoryStore;
 use crate::link::{HasLink, Link};
 use crate::logging::{DropLog, TARGET};
 use crate::packet::{PACKET_QUEUE_SIZE, PacketPool, PacketQueue, ReceivedPacket};
 use crate::transport::Socket;
+
+use super::history::HistoryFile;
 
 /// Loopback payloads a server holds for its in-process clients before the
 /// application moves them (16 queues' worth).
@@ -30,13 +31,13 @@ pub(crate) struct ServerIo<S> {
     loopback: VecDeque<(usize, ReceivedPacket)>,
     pub(crate) log: DropLog,
     /// The durable token history, when the config names a file.
-    pub(crate) store: Option<HistoryStore>,
+    pub(crate) history: Option<HistoryFile>,
 }
 
 impl<S: Socket> ServerIo<S> {
     /// The output of a server whose pool keeps at most `pool_limit` spare
     /// payload buffers.
-    pub(crate) fn new(link: Link<S>, store: Option<HistoryStore>, pool_limit: usize) -> Self {
+    pub(crate) fn new(link: Link<S>, history: Option<HistoryFile>, pool_limit: usize) -> Self {
         Self {
             link,
             events: EventQueue::new(),
@@ -44,7 +45,7 @@ impl<S: Socket> ServerIo<S> {
             pool: PacketPool::new(pool_limit),
             loopback: VecDeque::new(),
             log: DropLog::new(),
-            store,
+            history,
         }
     }
 
@@ -141,19 +142,15 @@ impl<S: Socket> Output<ServerEvent> for ServerIo<S> {
         self.log.dropped(dropped, true);
     }
 
-    /// Writes and syncs the token's record before anything leaves under
-    /// its keys; a failure refuses the token (it is asked again on the
-    /// client's next request).
-    fn persist_used_token(&mut self, token: &UsedToken) -> bool {
-        let Some(store) = &mut self.store else {
-            return false;
-        };
-        match store.record(token) {
-            Ok(()) => true,
-            Err(e) => {
-                log::warn!(target: TARGET, "token history store {}: {e}; the token is refused", store.path().display());
-                false
-            }
+    /// Hands the token's record to the history file's writer thread; the
+    /// server answers the request once it is durable (see
+    /// `Server::settle_history`). A writer that is full hands it back, to
+    /// be reported failed.
+    fn persist_used_token(&mut self, request: PersistRequest) {
+        if let Some(history) = &mut self.history
+            && let Err(request) = history.writer.submit(request)
+        {
+            history.refused.push(request);
         }
     }
 }

@@ -10,10 +10,12 @@
 //! disconnect events.
 
 mod config;
+mod history;
 mod io;
 mod slots;
 
 pub use config::{BindMode, ServerConfig};
+pub use history::MAX_RESTORED_TOKENS;
 pub use io::SERVER_LOOPBACK_QUEUE_SIZE;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
@@ -26,15 +28,15 @@ use crate::address::ToAddress;
 use crate::batch::{Batch, Batching, sealed};
 use crate::clock::Clock;
 use crate::error::{CreateError, Family};
-use crate::history_store::{HistoryStore, StoreError};
 use crate::link::{self, Inbox, Link, Outbox};
 use crate::logging::TARGET;
 use crate::packet::PacketQueue;
 use crate::random::{OsRandom, os_random};
 use crate::socket::{self, SocketOptions, Sockets};
 use crate::stats::{TransportStats, accumulate};
-use crate::time::unix_time;
+use crate::time::{unix_time, wait_past};
 use crate::transport::{BATCH_DATAGRAMS, Socket, StdSocket};
+use history::{HistoryFile, RECORD_POLL};
 use io::ServerIo;
 
 /// The most slots [`Server::start`] opens. The C library stops at 256; the
@@ -113,8 +115,6 @@ pub struct Server<S: Socket = StdSocket> {
     rng: OsRandom,
     /// Whether a [`Batch`] holds the outgoing datagrams.
     batching: bool,
-    /// Unix time at which the token history file is next compacted.
-    next_compaction: u64,
 }
 
 impl Server<StdSocket> {
@@ -152,10 +152,13 @@ impl Server<StdSocket> {
     /// caller's clock keeps pace with real time. On Unix this is one
     /// `poll` of the server's sockets.
     pub fn wait(&self, max: Duration) -> bool {
-        let timeout = self
+        let mut timeout = self
             .core
             .next_deadline()
             .map_or(max, |d| self.clock.until(d).min(max));
+        if self.io.history.as_ref().is_some_and(HistoryFile::busy) {
+            timeout = timeout.min(RECORD_POLL);
+        }
         socket::wait(self.io.link.sockets.all().map(|s| &**s), timeout)
     }
 }
@@ -196,64 +199,78 @@ impl<S: Socket> Server<S> {
         core_config.max_connect_token_lifetime = config.max_connect_token_lifetime;
         let core = Core::new(core_config.clone(), HeapStorage::new(MIN_TABLE_SLOTS))
             .map_err(|_| CreateError::AllocateServer)?;
-        let store = match &config.token_history_file {
-            Some(path) => Some(open_store(path)?),
-            None => None,
-        };
+        let history = config
+            .token_history_file
+            .as_deref()
+            .map(HistoryFile::open)
+            .transpose()?;
         let link = Link::new(sockets, Outbox::new(BATCH_DATAGRAMS));
         Ok(Self {
             core,
             core_config,
-            io: ServerIo::new(link, store, SERVER_POOL_LIMIT),
+            io: ServerIo::new(link, history, SERVER_POOL_LIMIT),
             inbox: Inbox::new(BATCH_DATAGRAMS),
             clock: Clock::new(),
             retired: Stats::new(),
             rng: os_random(),
             batching: false,
-            next_compaction: 0,
         })
     }
 
     /// Opens `max_clients` slots (1 to [`MAX_CLIENTS`]) with a fresh
     /// challenge key. A running server is stopped first: its clients get
     /// disconnect packets. On an invalid count nothing changes.
+    ///
+    /// Returns once the wall clock has left the second the restart rule
+    /// counts from (the start itself, or when the token history file
+    /// began), which can take up to a second: the rule refuses every token
+    /// issued in or before that second, because a server killed and
+    /// restarted within it cannot tell whether its predecessor used them
+    /// (see [`ServerConfig::max_connect_token_lifetime`]). So any token
+    /// issued after `start` returns is admitted, as the standard promises.
+    /// [`start_nowait`](Self::start_nowait) returns at once instead.
     pub fn start(&mut self, max_clients: usize) -> Result<(), ServerError> {
+        let admitted_from = self.start_nowait(max_clients)?;
+        wait_past(admitted_from.saturating_sub(1));
+        Ok(())
+    }
+
+    /// Starts as [`start`](Self::start) does, without waiting: returns the
+    /// first unix second of issue whose tokens the restart rule admits
+    /// (one past the second it counts from). A token issued earlier is
+    /// refused; an event loop that must not block waits for that second
+    /// itself, or issues its own tokens as of it
+    /// ([`ConnectTokenBuilder::issued_at`](crate::ConnectTokenBuilder::issued_at)).
+    pub fn start_nowait(&mut self, max_clients: usize) -> Result<u64, ServerError> {
         if max_clients == 0 || max_clients > MAX_CLIENTS {
             return Err(ServerError::InvalidMaxClients);
         }
         let now = self.clock.now;
-        if max_clients > self.core.capacity() {
+        let unix = unix_time();
+        let stored = self.io.history.as_ref().map(|h| h.writer.history());
+        let restored = stored.as_ref().map_or(0, |h| h.restored().unexpired(unix));
+        let size = history::history_size(max_clients, restored);
+        if max_clients > self.core.capacity()
+            || size.entries(max_clients) > self.core.token_history_capacity()
+        {
             self.core.stop(now, &mut self.io);
-            let core = Core::new(self.core_config.clone(), HeapStorage::new(max_clients))?;
+            let slots = max_clients.max(self.core.capacity());
+            let storage = HeapStorage::with_token_history(slots, size);
+            let core = Core::new(self.core_config.clone(), storage)?;
             let old = std::mem::replace(&mut self.core, core);
             accumulate(&mut self.retired, old.stats());
         }
-        let unix = unix_time();
-        let started = match self.io.store.as_ref().map(|s| s.history()) {
-            Some(history) => {
-                let restored = self.core.start_restored(
-                    now,
-                    unix,
-                    max_clients,
-                    &mut self.rng,
-                    &history.restored(),
-                    &mut self.io,
-                );
-                if restored == Err(ServerError::HistoryTooLarge) {
-                    log::warn!(
-                        target: TARGET,
-                        "token history file holds {} tokens, more than the server's history: started behind the restart rule instead",
-                        history.tokens.len()
-                    );
-                    self.core
-                        .start(now, unix, max_clients, &mut self.rng, &mut self.io)
-                } else {
-                    restored
-                }
-            }
-            None => self
-                .core
-                .start(now, unix, max_clients, &mut self.rng, &mut self.io),
+        let rng = &mut self.rng;
+        let started = match &stored {
+            Some(history) => self.core.start_restored(
+                now,
+                unix,
+                max_clients,
+                rng,
+                &history.restored(),
+                &mut self.io,
+            ),
+            None => self.core.start(now, unix, max_clients, rng, &mut self.io),
         };
         self.finish();
         started?;
@@ -267,7 +284,7 @@ impl<S: Socket> Server<S> {
             "server {} started with {max_clients} slots",
             self.core_config.public_address
         );
-        Ok(())
+        Ok(self.core.tokens_admitted_from())
     }
 
     /// Disconnects every client (network clients get disconnect packets)
@@ -311,24 +328,29 @@ impl<S: Socket> Server<S> {
                 self.receive(now, family);
             }
         }
+        self.settle_history(now);
         let unix = unix_time();
         self.core.update(now, unix, &mut self.io);
+        if let Some(history) = &mut self.io.history {
+            history.compact_when_due(unix);
+        }
         self.finish();
-        self.compact_store(unix);
     }
 
-    /// Rewrites the token history file without its expired records, once a
-    /// minute.
-    fn compact_store(&mut self, unix: u64) {
-        let Some(store) = &mut self.io.store else {
+    /// Hands the core the token records finished since the last call
+    /// (answering the requests held for them), and the failed ones.
+    fn settle_history(&mut self, now: Duration) {
+        let Some(history) = &mut self.io.history else {
             return;
         };
-        if unix < self.next_compaction {
-            return;
+        history.collect(&mut self.io.log);
+        let mut settled = std::mem::take(&mut history.settled);
+        for (request, outcome) in settled.drain(..) {
+            self.core
+                .token_persisted(now, request, outcome, &mut self.io);
         }
-        self.next_compaction = unix.saturating_add(STORE_COMPACTION_SECONDS);
-        if let Err(e) = store.compact(unix) {
-            log::warn!(target: TARGET, "token history file {}: compaction failed: {e}", store.path().display());
+        if let Some(history) = &mut self.io.history {
+            history.settled = settled;
         }
     }
 
@@ -343,6 +365,7 @@ impl<S: Socket> Server<S> {
         if self.receive(now, family) {
             self.io.link.sockets.set_emptied(family);
         }
+        self.settle_history(now);
         self.finish();
     }
 
@@ -391,14 +414,21 @@ impl<S: Socket> Server<S> {
     /// needs an update: until the core's next keep-alive or timeout, zero
     /// when one is due or a socket still has datagrams waiting from a
     /// drain that stopped at its limit, and `None` when there is nothing
-    /// to do until a datagram arrives. Pass it (with the loop's other
-    /// timeouts) to the event loop's wait, then call `update`.
+    /// to do until a datagram arrives. While token records are being
+    /// written to the history file it is at most 2 ms, so that a request
+    /// held for its record is answered soon after the record is durable.
+    /// Pass it (with the loop's other timeouts) to the event loop's wait,
+    /// then call `update`.
     pub fn poll_timeout(&self, time: f64) -> Option<Duration> {
-        self.clock.poll_timeout(
+        let timeout = self.clock.poll_timeout(
             self.core.next_deadline(),
             self.io.link.sockets.backlog(),
             time,
-        )
+        );
+        match self.io.history.as_ref().is_some_and(HistoryFile::busy) {
+            true => Some(timeout.map_or(RECORD_POLL, |t| t.min(RECORD_POLL))),
+            false => timeout,
+        }
     }
 
     /// The socket of `family`, if the server has one.
@@ -426,6 +456,7 @@ impl<S: Socket> Server<S> {
         {
             self.io.enqueue(index, payload.data, payload.sequence);
         }
+        self.settle_history(self.clock.now);
         self.finish();
     }
 
@@ -460,6 +491,36 @@ impl<S: Socket> Server<S> {
         total
     }
 
+    /// Entries of the connect token history: how many tokens it holds at
+    /// once. With a token history file, room is made at start for the
+    /// unexpired tokens the file holds, beyond the usual size.
+    pub fn token_history_capacity(&self) -> usize {
+        self.core.token_history_capacity()
+    }
+
+    /// History entries holding an unexpired token (used in this run, or
+    /// restored from the token history file).
+    pub fn token_history_in_use(&self) -> usize {
+        self.core.token_history_in_use()
+    }
+
+    /// Records of newly used connect tokens handed to the token history
+    /// file's writer and not yet durable (0 without a file): their
+    /// requests are answered once they are. A number that stays high says
+    /// the disk cannot keep up with new connections.
+    pub fn token_records_pending(&self) -> usize {
+        self.io
+            .history
+            .as_ref()
+            .map_or(0, |h| h.writer.in_flight() + h.refused.len())
+    }
+
+    /// The token history file's writer counters (records made durable,
+    /// syncs, failures), when the server has a file.
+    pub fn token_history_stats(&self) -> Option<crate::history_store::WriterStats> {
+        self.io.history.as_ref().map(|h| h.writer.stats())
+    }
+
     /// Socket and queue counters.
     pub fn transport_stats(&self) -> TransportStats {
         TransportStats {
@@ -484,33 +545,6 @@ impl<S: Socket> Drop for Server<S> {
     fn drop(&mut self) {
         self.batching = false;
         self.stop();
-    }
-}
-
-/// How often, in unix seconds, the token history file is compacted.
-const STORE_COMPACTION_SECONDS: u64 = 60;
-
-/// Opens the token history file at `path`, or starts a new one where it is
-/// damaged (logged: a damaged file is never trusted).
-fn open_store(path: &std::path::Path) -> Result<HistoryStore, CreateError> {
-    let unix = unix_time();
-    let failed = |source| CreateError::TokenHistory {
-        path: path.to_path_buf(),
-        source,
-    };
-    match HistoryStore::open(path, unix) {
-        Ok((store, _)) => Ok(store),
-        Err(StoreError::Io(e)) => Err(failed(e)),
-        Err(damage) => {
-            log::warn!(
-                target: TARGET,
-                "token history file {}: {damage}; starting a new one (behind the restart rule)",
-                path.display()
-            );
-            HistoryStore::create(path, unix)
-                .map(|(store, _)| store)
-                .map_err(failed)
-        }
     }
 }
 
