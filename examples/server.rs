@@ -4,14 +4,16 @@
 //! `USAGE`, which `--help` prints, says what it does, what it takes and
 //! how it exits.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use lexopt::Parser;
 use netcode_examples::{
-    Args, Frames, Interrupt, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, SERVER_ADDRESS6, Tally,
-    describe, payload, print_listening, run_program,
+    Args, CommandLineError, Frames, Interrupt, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS,
+    SERVER_ADDRESS6, Tally, describe, payload, print_listening, run_program,
 };
 use netcode_std::proto::Key;
-use netcode_std::{Server, ServerConfig, ServerEvent};
+use netcode_std::{CreateError, Server, ServerConfig, ServerEvent};
 
 /// The reference server's slot count.
 const MAX_CLIENTS: usize = 256;
@@ -20,7 +22,7 @@ const MAX_CLIENTS: usize = 256;
 const USAGE: &str = "\
 server: a dedicated server that behaves like the C reference's server.c
 
-usage: cargo run --release -p netcode-examples --example server -- [ADDRESS [ADDRESS2]] [--seconds N]
+usage: cargo run --release -p netcode-examples --example server -- [ADDRESS [ADDRESS2]] [--seconds N] [--token-history FILE]
 
 Listens on ADDRESS, and on ADDRESS2 too for dual stack (default:
 127.0.0.1:40000 and [::1]:40000, or IPv4 only where there is no IPv6);
@@ -34,6 +36,11 @@ options:
   --seconds N  stop after N seconds, then exit 0 only if a client
                connected and a correct payload went each way, else print
                one `error:` line and exit 1 (default: run until stopped)
+  --token-history FILE
+               record every connect token the server admits in FILE
+               (created if missing), and refuse the tokens it holds
+               after a restart, even one within the same second; one
+               server per file: a second one fails (FILE.lock is held)
   -h, --help   print this help
 
 Ctrl-C (SIGINT), SIGTERM or SIGHUP stops it at once, as server.c does:
@@ -43,13 +50,45 @@ rule above holds.
 ";
 
 pub(crate) fn main() -> ExitCode {
-    run_program(USAGE, |parser| Args::parse(parser, 2), run)
+    run_program(USAGE, parse_args, run)
 }
 
-fn run(args: Args) -> Result<(), String> {
-    let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY));
+/// The shared arguments, plus this example's own `--token-history FILE`.
+fn parse_args(parser: &mut Parser) -> Result<(Args, Option<PathBuf>), CommandLineError> {
+    let mut token_history = None;
+    let args = Args::parse_with(parser, 2, |name, parser| {
+        if name != "--token-history" {
+            return Ok(false);
+        }
+        let file = PathBuf::from(parser.value()?);
+        if file.as_os_str().is_empty() {
+            return Err(format!("{name}: the file name is empty").into());
+        }
+        token_history = Some(file);
+        Ok(true)
+    })?;
+    Ok((args, token_history))
+}
+
+/// Whether `error` is about the token history file, not the sockets (so
+/// that trying IPv4 alone would fail the same way).
+fn history_error(error: &CreateError) -> bool {
+    matches!(
+        error,
+        CreateError::TokenHistory { .. }
+            | CreateError::TokenHistoryLocked { .. }
+            | CreateError::TokenHistoryTooLarge { .. }
+    )
+}
+
+fn run((args, token_history): (Args, Option<PathBuf>)) -> Result<(), String> {
+    let mut config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY));
+    config.token_history_file = token_history;
     let server = match args.positional.as_slice() {
         [] => Server::new_dual(SERVER_ADDRESS, SERVER_ADDRESS6, config.clone()).or_else(|e| {
+            if history_error(&e) {
+                return Err(e);
+            }
             println!("no dual stack here ({e}); IPv4 only");
             Server::new(SERVER_ADDRESS, config)
         }),
@@ -61,11 +100,14 @@ fn run(args: Args) -> Result<(), String> {
     // Caught before the `listening on` line, which tells a script that
     // the server is up and may be stopped.
     let interrupt = Interrupt::catch()?;
-    println!("[server]");
-    print_listening(server.public_address(), server.secondary_address());
+    // Started before the `listening on` line: `start` returns once every
+    // token issued from then on is admitted (the restart rule), so a
+    // client launched on that line connects.
     server
         .start(MAX_CLIENTS)
         .map_err(|e| format!("failed to start server: {e}"))?;
+    println!("[server]");
+    print_listening(server.public_address(), server.secondary_address());
 
     let payload = payload();
     let mut tally = Tally::default();

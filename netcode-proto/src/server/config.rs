@@ -22,9 +22,11 @@ pub struct ServerConfig {
     /// accepted in tokens.
     pub secondary_address: Option<SocketAddr>,
     /// The longest lifetime, in seconds, of the tokens the backend issues.
-    /// A token whose expiry is earlier than start time plus this may predate
-    /// the server's start and is refused (the restart rule, which keeps a
-    /// restarted server from reusing nonces under an old token's keys).
+    /// A token whose expiry is no later than the start second plus this may
+    /// have been issued in or before that second, and is refused (the
+    /// restart rule, which keeps a restarted server from reusing nonces
+    /// under an old token's keys; one second stricter than STANDARD.md, see
+    /// [`Server::tokens_admitted_from`](super::Server::tokens_admitted_from)).
     /// 0 means the default, 30 s: the rule is mandatory.
     pub max_connect_token_lifetime: u64,
 }
