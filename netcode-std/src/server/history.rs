@@ -10,6 +10,7 @@
 //! without recording. A file too large to restore, or locked by another
 //! server, stops the server from being made, with a typed error.
 
+use std::collections::VecDeque;
 use std::path::Path;
 use std::time::Duration;
 
@@ -29,6 +30,11 @@ use super::MAX_CLIENTS;
 /// beyond it, [`CreateError::TokenHistoryTooLarge`] says what to change.
 pub const MAX_RESTORED_TOKENS: usize = 8 * MAX_CLIENTS * TOKENS_PER_SLOT;
 
+/// Held requests answered in one host call at most: a group commit of
+/// thousands of records is answered over several calls (each a few
+/// milliseconds at most), not in one long one.
+const ANSWERS_PER_CALL: usize = 256;
+
 /// How often, in unix seconds, the token history file is compacted.
 const COMPACTION_SECONDS: u64 = 60;
 
@@ -42,8 +48,8 @@ pub(crate) struct HistoryFile {
     pub(crate) writer: HistoryWriter,
     /// Requests the writer could not take, to be reported failed.
     pub(crate) refused: Vec<PersistRequest>,
-    /// Finished requests on their way back to the core.
-    pub(crate) settled: Vec<(PersistRequest, PersistOutcome)>,
+    /// Finished requests on their way back to the core, oldest first.
+    settled: VecDeque<(PersistRequest, PersistOutcome)>,
     /// Unix time at which the file is next compacted.
     next_compaction: u64,
 }
@@ -97,7 +103,7 @@ impl HistoryFile {
         Ok(Self {
             writer,
             refused: Vec::new(),
-            settled: Vec::new(),
+            settled: VecDeque::new(),
             next_compaction: unix.saturating_add(COMPACTION_SECONDS),
         })
     }
@@ -124,6 +130,19 @@ impl HistoryFile {
         );
     }
 
+    /// The next finished request to hand to the core, if this call has not
+    /// handed [`ANSWERS_PER_CALL`] already (`answered` counts them).
+    pub(crate) fn next_settled(
+        &mut self,
+        answered: &mut usize,
+    ) -> Option<(PersistRequest, PersistOutcome)> {
+        if *answered >= ANSWERS_PER_CALL {
+            return None;
+        }
+        *answered += 1;
+        self.settled.pop_front()
+    }
+
     /// Asks the writer to compact the file, once a minute of unix time.
     pub(crate) fn compact_when_due(&mut self, unix: u64) {
         if unix >= self.next_compaction {
@@ -132,10 +151,22 @@ impl HistoryFile {
         }
     }
 
-    /// Whether records are being written (an event loop should look again
-    /// within [`RECORD_POLL`]).
-    pub(crate) fn busy(&self) -> bool {
-        self.writer.in_flight() > 0 || !self.refused.is_empty()
+    /// Records handed to the writer whose requests are not answered yet.
+    pub(crate) fn pending(&self) -> usize {
+        self.writer.in_flight() + self.refused.len() + self.settled.len()
+    }
+
+    /// How soon an event loop should call the server again for the file's
+    /// sake: at once while finished records wait to be answered, within
+    /// [`RECORD_POLL`] while records are being written, or whenever.
+    pub(crate) fn poll_limit(&self) -> Option<Duration> {
+        if !self.settled.is_empty() || !self.refused.is_empty() {
+            Some(Duration::ZERO)
+        } else if self.writer.in_flight() > 0 {
+            Some(RECORD_POLL)
+        } else {
+            None
+        }
     }
 }
 

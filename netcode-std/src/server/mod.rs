@@ -36,7 +36,7 @@ use crate::socket::{self, SocketOptions, Sockets};
 use crate::stats::{TransportStats, accumulate};
 use crate::time::{unix_time, wait_past};
 use crate::transport::{BATCH_DATAGRAMS, Socket, StdSocket};
-use history::{HistoryFile, RECORD_POLL};
+use history::HistoryFile;
 use io::ServerIo;
 
 /// The most slots [`Server::start`] opens. The C library stops at 256; the
@@ -156,8 +156,8 @@ impl Server<StdSocket> {
             .core
             .next_deadline()
             .map_or(max, |d| self.clock.until(d).min(max));
-        if self.io.history.as_ref().is_some_and(HistoryFile::busy) {
-            timeout = timeout.min(RECORD_POLL);
+        if let Some(limit) = self.io.history.as_ref().and_then(HistoryFile::poll_limit) {
+            timeout = timeout.min(limit);
         }
         socket::wait(self.io.link.sockets.all().map(|s| &**s), timeout)
     }
@@ -344,13 +344,15 @@ impl<S: Socket> Server<S> {
             return;
         };
         history.collect(&mut self.io.log);
-        let mut settled = std::mem::take(&mut history.settled);
-        for (request, outcome) in settled.drain(..) {
+        let mut answered = 0;
+        while let Some((request, outcome)) = self
+            .io
+            .history
+            .as_mut()
+            .and_then(|h| h.next_settled(&mut answered))
+        {
             self.core
                 .token_persisted(now, request, outcome, &mut self.io);
-        }
-        if let Some(history) = &mut self.io.history {
-            history.settled = settled;
         }
     }
 
@@ -416,7 +418,9 @@ impl<S: Socket> Server<S> {
     /// drain that stopped at its limit, and `None` when there is nothing
     /// to do until a datagram arrives. While token records are being
     /// written to the history file it is at most 2 ms, so that a request
-    /// held for its record is answered soon after the record is durable.
+    /// held for its record is answered soon after the record is durable
+    /// (zero while durable records wait to be answered: at most 256 are
+    /// answered per call, so that a large group does not hold one call).
     /// Pass it (with the loop's other timeouts) to the event loop's wait,
     /// then call `update`.
     pub fn poll_timeout(&self, time: f64) -> Option<Duration> {
@@ -425,9 +429,9 @@ impl<S: Socket> Server<S> {
             self.io.link.sockets.backlog(),
             time,
         );
-        match self.io.history.as_ref().is_some_and(HistoryFile::busy) {
-            true => Some(timeout.map_or(RECORD_POLL, |t| t.min(RECORD_POLL))),
-            false => timeout,
+        match self.io.history.as_ref().and_then(HistoryFile::poll_limit) {
+            Some(limit) => Some(timeout.map_or(limit, |t| t.min(limit))),
+            None => timeout,
         }
     }
 
@@ -505,14 +509,11 @@ impl<S: Socket> Server<S> {
     }
 
     /// Records of newly used connect tokens handed to the token history
-    /// file's writer and not yet durable (0 without a file): their
-    /// requests are answered once they are. A number that stays high says
-    /// the disk cannot keep up with new connections.
+    /// file's writer whose requests are not answered yet (0 without a
+    /// file): a request is answered once its record is durable. A number
+    /// that stays high says the disk cannot keep up with new connections.
     pub fn token_records_pending(&self) -> usize {
-        self.io
-            .history
-            .as_ref()
-            .map_or(0, |h| h.writer.in_flight() + h.refused.len())
+        self.io.history.as_ref().map_or(0, HistoryFile::pending)
     }
 
     /// The token history file's writer counters (records made durable,
