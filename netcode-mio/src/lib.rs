@@ -93,14 +93,9 @@ pub type Server = netcode_std::Server<RegisteredSocket>;
 pub type Client = netcode_std::Client<RegisteredSocket>;
 
 pub use mio;
-pub use netcode_proto as proto;
-pub use netcode_std as std_support;
-pub use netcode_std::{
-    ClientConfig, ClientEvent, ClientState, ConnectError, ConnectTokenBuilder, CreateError,
-    DisconnectReason, Family, Key, MAX_CLIENTS, ReceivedPacket, SendError, ServerConfig,
-    ServerError, ServerEvent, ToAddress, TokenBuildError, TransportStats, generate_connect_token,
-    generate_key,
-};
+/// The host this crate runs on.
+pub use netcode_std;
+pub use netcode_std::common::*;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

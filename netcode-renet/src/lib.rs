@@ -82,9 +82,7 @@ pub use stats::FramingStats;
 
 /// The netcode host the transports run on.
 pub use netcode_std;
-pub use netcode_std::{
-    ClientState, ConnectTokenBuilder, Key, ServerConfig, generate_key, random_client_id,
-};
+pub use netcode_std::common::*;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -48,6 +48,17 @@ pub enum CreateError {
     ParseAddress(AddressParseError),
     /// The second address is not an address (C: `PARSE_ADDRESS2_FAILED`).
     ParseAddress2(AddressParseError),
+    /// A server's public address is the unspecified address (`0.0.0.0` or
+    /// `::`): no client can be sent there, and no connect token can list
+    /// it, so every client would be refused. Pass the address clients
+    /// reach the server at (`127.0.0.1:40000` on one machine, the LAN or
+    /// public address otherwise); the socket still binds the unspecified
+    /// address at that port, as [`BindMode::Unspecified`](crate::BindMode)
+    /// (the default) does.
+    UnspecifiedPublicAddress {
+        /// The address given.
+        address: SocketAddr,
+    },
     /// Both addresses of a dual-stack client or server are of one family;
     /// dual stack takes one IPv4 and one IPv6 address.
     SameFamily(Family),
@@ -126,6 +137,15 @@ impl core::fmt::Display for CreateError {
         match self {
             Self::ParseAddress(e) => write!(f, "first address: {e}"),
             Self::ParseAddress2(e) => write!(f, "second address: {e}"),
+            Self::UnspecifiedPublicAddress { address } => write!(
+                f,
+                "{address} is not an address clients can reach: pass the server's public address (the one connect tokens list, for example 127.0.0.1:{port} on one machine); the socket binds {unspecified}:{port} by default (BindMode::Unspecified)",
+                port = address.port(),
+                unspecified = match address {
+                    SocketAddr::V4(_) => "0.0.0.0",
+                    SocketAddr::V6(_) => "[::]",
+                },
+            ),
             Self::SameFamily(family) => write!(
                 f,
                 "dual stack needs one IPv4 and one IPv6 address, both are {family}"
@@ -181,6 +201,7 @@ impl std::error::Error for CreateError {
             | Self::Register { source, .. }
             | Self::TokenHistory { source, .. } => Some(source),
             Self::SameFamily(_)
+            | Self::UnspecifiedPublicAddress { .. }
             | Self::AddrInUse { .. }
             | Self::AllocateServer
             | Self::TokenHistoryLocked { .. }

@@ -80,6 +80,7 @@ mod address;
 mod batch;
 mod client;
 mod clock;
+pub mod common;
 mod error;
 mod events;
 pub mod history_store;
@@ -95,32 +96,18 @@ mod time;
 mod token;
 pub mod transport;
 
-pub use address::{AddressParseError, ToAddress, parse_address};
+pub use common::*;
+
 pub use batch::{Batch, Batching};
-pub use client::{Client, ClientConfig};
-pub use clock::MAX_TIME_STEP;
-pub use error::{ConnectError, CreateError, Family};
+pub use client::Client;
 pub use events::EVENT_QUEUE_SIZE;
 pub use loopback::transfer_loopback;
-pub use netcode_proto as proto;
-pub use netcode_proto::client::{ClientEvent, ClientState, LoopbackError};
-pub use netcode_proto::constants;
-pub use netcode_proto::crypto::{Key, KeyError};
-pub use netcode_proto::server::{DisconnectReason, ServerError, ServerEvent};
-pub use netcode_proto::session::SendError;
-pub use netcode_proto::token::{ConnectToken, TokenError};
-pub use packet::{PACKET_QUEUE_SIZE, ReceivedPacket};
-pub use random::{OsRandom, RandomError, generate_key, os_random, random_bytes, random_client_id};
-pub use server::{
-    BindMode, MAX_CLIENTS, MAX_RESTORED_TOKENS, SERVER_LOOPBACK_QUEUE_SIZE, Server, ServerConfig,
-};
+pub use packet::PACKET_QUEUE_SIZE;
+pub use random::{OsRandom, os_random, random_bytes};
+pub use server::{MAX_RESTORED_TOKENS, SERVER_LOOPBACK_QUEUE_SIZE, Server};
 pub use socket::{
     DEFAULT_SOCKET_BUFFER_BYTES, DSCP_EF_TOS, MIN_SOCKET_BUFFER_BYTES, PACKET_TAGGING_TOS,
-    PacketTagging,
 };
-pub use stats::TransportStats;
-pub use time::unix_time;
-pub use token::{ConnectTokenBuilder, TokenBuildError, TokenRequest, generate_connect_token};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

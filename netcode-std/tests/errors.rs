@@ -53,9 +53,29 @@ fn bad_addresses_are_parse_errors() {
         Client::new_dual("127.0.0.1:0", "127.0.0.1:0"),
         Err(CreateError::SameFamily(Family::V4))
     ));
-    let e = Server::new_dual("[::1]:0", "[::]:0", config()).unwrap_err();
+    let e = Server::new_dual("[::1]:0", "[::1]:0", config()).unwrap_err();
     assert!(matches!(e, CreateError::SameFamily(Family::V6)));
     assert!(!e.to_string().is_empty());
+}
+
+#[test]
+fn an_unspecified_public_address_is_refused_with_what_to_pass() {
+    for address in ["0.0.0.0:40000", "[::]:40000", "0.0.0.0:0"] {
+        match Server::new(address, config()) {
+            Err(e @ CreateError::UnspecifiedPublicAddress { .. }) => {
+                let text = e.to_string();
+                assert!(
+                    text.contains("public address") && text.contains("127.0.0.1"),
+                    "{text}"
+                );
+            }
+            other => panic!("{address}: expected UnspecifiedPublicAddress, got {other:?}"),
+        }
+    }
+    assert!(matches!(
+        Server::new_dual("127.0.0.1:0", "[::]:0", config()),
+        Err(CreateError::UnspecifiedPublicAddress { address }) if address.is_ipv6()
+    ));
 }
 
 #[test]

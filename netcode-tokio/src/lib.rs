@@ -64,14 +64,9 @@ pub use client::Client;
 pub use server::{Incoming, Server};
 pub use socket::TokioSocket;
 
-pub use netcode_proto as proto;
-pub use netcode_std as std_support;
-pub use netcode_std::{
-    ClientConfig, ClientEvent, ClientState, ConnectError, ConnectTokenBuilder, CreateError,
-    DisconnectReason, Family, Key, MAX_CLIENTS, ReceivedPacket, SendError, ServerConfig,
-    ServerError, ServerEvent, ToAddress, TokenBuildError, TransportStats, generate_connect_token,
-    generate_key,
-};
+/// The host this crate runs on.
+pub use netcode_std;
+pub use netcode_std::common::*;
 pub use tokio;
 
 /// The README's examples, compiled and run as doc tests.

@@ -119,7 +119,10 @@ pub struct Server<S: Socket = StdSocket> {
 
 impl Server<StdSocket> {
     /// A stopped server on one public address, for example
-    /// `"127.0.0.1:40000"` or `"[::1]:40000"`.
+    /// `"127.0.0.1:40000"` or `"[::1]:40000"`: the address clients reach
+    /// it at, which connect tokens list. The unspecified address
+    /// (`0.0.0.0`, `::`) is no such address and is refused
+    /// ([`CreateError::UnspecifiedPublicAddress`]).
     ///
     /// As in the reference, the socket binds the unspecified address of the
     /// address's family (`0.0.0.0` or `::`) at its port, and the address
@@ -177,6 +180,12 @@ impl<S: Socket> Server<S> {
         adopt: impl FnMut(Family, UdpSocket) -> std::io::Result<S>,
     ) -> Result<Self, CreateError> {
         let (first, second) = socket::parse_addresses(address, address2)?;
+        if let Some(address) = std::iter::once(first)
+            .chain(second)
+            .find(|a| a.ip().is_unspecified())
+        {
+            return Err(CreateError::UnspecifiedPublicAddress { address });
+        }
         let options = SocketOptions {
             buffer_bytes: config.socket_buffer_bytes,
             packet_tagging: config.packet_tagging,

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use netcode_bench::payload;
 use netcode_mio::mio::{Events, Poll, Token};
-use netcode_mio::std_support::transport::{
+use netcode_mio::netcode_std::transport::{
     BATCH_DATAGRAMS, DatagramBuffer, Received, Socket, Transmit,
 };
 use netcode_proto::PacketType;

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use netcode_mio::mio::net::UdpSocket;
 use netcode_mio::mio::{Events, Interest, Poll, Registry, Token};
-use netcode_mio::std_support::transport::Socket;
+use netcode_mio::netcode_std::transport::Socket;
 #[cfg(any(target_os = "linux", target_os = "android"))]
-use netcode_mio::std_support::transport::{DatagramBuffer, Received, Transmit, linux};
+use netcode_mio::netcode_std::transport::{DatagramBuffer, Received, Transmit, linux};
 
 /// Longest a loop sleeps in its poll, so it notices the end of a run.
 pub(super) const MAX_WAIT: Duration = Duration::from_millis(1);

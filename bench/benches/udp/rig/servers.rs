@@ -27,8 +27,8 @@ use std::time::Duration;
 use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID};
 use netcode_mio::mio::net::UdpSocket;
 use netcode_mio::mio::{Events, Interest, Poll, Token};
+use netcode_mio::netcode_std::transport::Socket;
 use netcode_mio::proto::{Key, PacketType};
-use netcode_mio::std_support::transport::Socket;
 use netcode_mio::{Family, Registered, RegisteredSocket, ServerConfig};
 use renetcode::{NetcodeServer, ServerAuthentication, ServerResult};
 
@@ -219,7 +219,7 @@ fn new_server(
 
 /// What ours' two rows differ in: how a readable event reaches the server.
 trait OursSocket: Socket + Sized {
-    fn readable(server: &mut netcode_mio::std_support::Server<Self>, token: Token, now: f64);
+    fn readable(server: &mut netcode_mio::netcode_std::Server<Self>, token: Token, now: f64);
 }
 
 impl OursSocket for RegisteredSocket {
@@ -229,7 +229,7 @@ impl OursSocket for RegisteredSocket {
 }
 
 impl OursSocket for PerCallSocket {
-    fn readable(server: &mut netcode_mio::std_support::Server<Self>, _token: Token, now: f64) {
+    fn readable(server: &mut netcode_mio::netcode_std::Server<Self>, _token: Token, now: f64) {
         server.drain_socket(now, Family::V4);
     }
 }
@@ -238,7 +238,7 @@ impl OursSocket for PerCallSocket {
 struct OursServer<S: Socket> {
     poll: Poll,
     events: Events,
-    server: netcode_mio::std_support::Server<S>,
+    server: netcode_mio::netcode_std::Server<S>,
 }
 
 pub(super) fn config() -> ServerConfig {
@@ -265,7 +265,7 @@ impl OursServer<PerCallSocket> {
             registry.register(&mut socket, Token(0), Interest::READABLE)?;
             Ok(PerCallSocket(socket))
         };
-        let server = netcode_mio::std_support::Server::bind_with(
+        let server = netcode_mio::netcode_std::Server::bind_with(
             "127.0.0.1:0",
             None::<&str>,
             config(),
@@ -279,7 +279,7 @@ impl OursServer<PerCallSocket> {
 impl<S: Socket> OursServer<S> {
     fn start(
         poll: Poll,
-        mut server: netcode_mio::std_support::Server<S>,
+        mut server: netcode_mio::netcode_std::Server<S>,
         slots: usize,
     ) -> Result<Self, String> {
         server
