@@ -8,14 +8,12 @@ use mio::net::UdpSocket;
 use mio::{Interest, Registry, Token};
 use netcode_std::Family;
 use netcode_std::transport::Socket;
-#[cfg(any(target_os = "linux", target_os = "android"))]
-use netcode_std::transport::{DatagramBuffer, Received, Transmit};
 
 /// One of a [`Server`](crate::Server)'s or [`Client`](crate::Client)'s
 /// sockets: a [`mio::net::UdpSocket`] registered for readable events under
-/// the caller's [`Token`]. On Linux and Android it reads and sends in
-/// batches (one `recvmmsg` / `sendmmsg` per 32 datagrams), as
-/// `netcode_std`'s own socket does.
+/// the caller's [`Token`]. It lends the host its descriptor, so on Linux
+/// and Android the host reads and sends in batches (one `recvmmsg` /
+/// `sendmmsg` per 32 datagrams), as on `std`'s sockets.
 #[derive(Debug)]
 pub struct RegisteredSocket {
     socket: UdpSocket,
@@ -41,13 +39,8 @@ impl RegisteredSocket {
     }
 }
 
-#[cfg(unix)]
-impl std::os::fd::AsFd for RegisteredSocket {
-    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        self.socket.as_fd()
-    }
-}
-
+/// Readiness is mio's edge-triggered kind: the host drains a readable
+/// socket until it would block, so nothing wraps its calls.
 impl Socket for RegisteredSocket {
     fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
         self.socket.send_to(datagram, to)
@@ -57,18 +50,9 @@ impl Socket for RegisteredSocket {
         self.socket.recv_from(buffer)
     }
 
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn send_batch(&self, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
-        netcode_std::transport::linux::send_batch(self, datagrams)
-    }
-
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn recv_batch(
-        &self,
-        buffers: &mut [DatagramBuffer],
-        received: &mut [Received],
-    ) -> io::Result<usize> {
-        netcode_std::transport::linux::recv_batch(self, self.family, buffers, received)
+    #[cfg(unix)]
+    fn descriptor(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        Some(std::os::fd::AsFd::as_fd(&self.socket))
     }
 }
 

@@ -2,11 +2,11 @@
 //! `netcode_std::Client`, in the shape of renet_netcode's
 //! `NetcodeClientTransport`.
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use netcode_std::constants::MAX_PAYLOAD_BYTES;
-use netcode_std::transport::{Socket, StdSocket};
+use netcode_std::transport::Socket;
 use netcode_std::{Client, ClientState, SendError, ToAddress};
 use renet::RenetClient;
 
@@ -24,7 +24,7 @@ use crate::stats::FramingStats;
 /// the game reads messages and [`send_packets`](Self::send_packets) after
 /// it sends them.
 #[derive(Debug)]
-pub struct NetcodeClientTransport<S: Socket = StdSocket> {
+pub struct NetcodeClientTransport<S: Socket = UdpSocket> {
     host: Client<S>,
     inbound: Inbound,
     /// The sum of the durations given to `update`.
@@ -35,7 +35,7 @@ pub struct NetcodeClientTransport<S: Socket = StdSocket> {
     scratch: [u8; MAX_PAYLOAD_BYTES],
 }
 
-impl NetcodeClientTransport<StdSocket> {
+impl NetcodeClientTransport<UdpSocket> {
     /// A transport on a new netcode client bound to `address` (for example
     /// `"0.0.0.0:0"`), connecting with `connect_token`, the 2048 bytes the
     /// web backend issued (`ConnectTokenBuilder`, or any netcode 1.02

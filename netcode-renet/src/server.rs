@@ -3,11 +3,11 @@
 //! shape of renet_netcode's `NetcodeServerTransport`.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use netcode_std::constants::{MAX_PAYLOAD_BYTES, USER_DATA_BYTES};
-use netcode_std::transport::{Socket, StdSocket};
+use netcode_std::transport::Socket;
 use netcode_std::{SendError, Server, ServerConfig, ServerEvent, ToAddress};
 use renet::{ClientId, RenetServer};
 
@@ -33,11 +33,11 @@ struct Connection {
 /// the game reads messages and [`send_packets`](Self::send_packets) after
 /// it sends them.
 ///
-/// The type parameter is the host's socket type: [`StdSocket`] for
+/// The type parameter is the host's socket type: [`UdpSocket`] for
 /// [`new`](Self::new); any [`Socket`] through
 /// [`from_server`](Self::from_server).
 #[derive(Debug)]
-pub struct NetcodeServerTransport<S: Socket = StdSocket> {
+pub struct NetcodeServerTransport<S: Socket = UdpSocket> {
     host: Server<S>,
     /// By slot.
     connections: Vec<Option<Connection>>,
@@ -48,7 +48,7 @@ pub struct NetcodeServerTransport<S: Socket = StdSocket> {
     scratch: [u8; MAX_PAYLOAD_BYTES],
 }
 
-impl NetcodeServerTransport<StdSocket> {
+impl NetcodeServerTransport<UdpSocket> {
     /// A transport on a new netcode server at the public address `address`
     /// (for example `"127.0.0.1:5000"`; see `netcode_std::Server::new` for
     /// how it binds), started with `max_clients` slots.

@@ -30,7 +30,7 @@ fn real_clock() -> impl FnMut() -> Duration {
     }
 }
 
-fn pair(client_id: u64) -> Pair<netcode_renet::netcode_std::transport::StdSocket> {
+fn pair(client_id: u64) -> Pair<std::net::UdpSocket> {
     let config = ServerConfig::new(PROTOCOL_ID, key());
     let server_transport = NetcodeServerTransport::new("127.0.0.1:0", config, 8).unwrap();
     let address = server_transport.addresses()[0];

@@ -67,8 +67,9 @@
 //!   the OS services the core
 //!   takes as arguments.
 //! * [`transport`]: the socket seam through which other transports
-//!   (`netcode-mio`) run this crate's server and client on their own
-//!   sockets, with batch methods that default to loops.
+//!   (`netcode-mio`, `netcode-tokio`) run this crate's server and client
+//!   on their own sockets, and the host's batched datagram I/O, written
+//!   once for every socket.
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(

@@ -16,7 +16,10 @@ use netcode_proto::constants::MAX_PACKET_BYTES;
 use crate::error::Family;
 use crate::socket::Sockets;
 use crate::stats::TransportStats;
-use crate::transport::{BATCH_DATAGRAMS, DatagramBuffer, Received, Socket, Transmit};
+use crate::transport::{
+    BATCH_DATAGRAMS, DatagramBuffer, Received, Socket, Transmit, passes_over, recv_batch,
+    send_batch,
+};
 
 /// Datagrams waiting to leave, copied out of the core's output, at most
 /// one batch.
@@ -70,7 +73,7 @@ fn send_all<S: Socket>(socket: &S, transmits: &[Transmit<'_>], stats: &mut Trans
     let mut rest = transmits;
     while !rest.is_empty() {
         stats.send_calls += 1;
-        match socket.send_batch(rest) {
+        match send_batch(socket, rest) {
             Ok(sent) if sent > 0 => {
                 let sent = sent.min(rest.len());
                 stats.datagrams_sent += sent as u64;
@@ -142,79 +145,114 @@ impl Inbox {
             received: vec![Received::default(); capacity].into_boxed_slice(),
         }
     }
+
+    /// The first `count` datagrams the last read left here, each with its
+    /// sender, decryptable in place.
+    pub(crate) fn datagrams(
+        &mut self,
+        count: usize,
+    ) -> impl Iterator<Item = (&mut [u8], SocketAddr)> {
+        self.buffers
+            .iter_mut()
+            .zip(&self.received[..count.min(self.received.len())])
+            .map(|(buffer, meta)| (&mut buffer[..meta.len.min(MAX_PACKET_BYTES)], meta.from))
+    }
 }
 
-/// Gives [`drain`] the link inside a client's or server's output.
-pub(crate) trait HasLink<S> {
-    /// The link.
-    fn link(&mut self) -> &mut Link<S>;
+/// How much one drain of a socket may still read, and how it ended.
+#[derive(Debug)]
+pub(crate) struct ReadBudget {
+    left: usize,
+    done: bool,
+    emptied: bool,
 }
 
-/// Reads the socket of `family` in batches until it has nothing waiting,
-/// an error other than ICMP noise stops it, or `limit` datagrams have been
-/// read, handing each datagram (decryptable in place) to `handle` along
-/// with `io`. Counts what it reads and skips, and notes a backlog on the
-/// socket when the limit stopped it, so that `Sockets::backlog` says work
-/// is due at once; returns whether it left the socket empty.
-pub(crate) fn drain<S: Socket, Io: HasLink<S>>(
-    io: &mut Io,
-    inbox: &mut Inbox,
-    family: Family,
-    limit: usize,
-    mut handle: impl FnMut(&mut Io, &mut [u8], SocketAddr),
-) -> bool {
-    let mut left = limit;
-    let mut emptied = false;
-    let backlog = loop {
-        if left == 0 {
-            break true;
+impl ReadBudget {
+    /// A drain that reads at most `limit` datagrams.
+    pub(crate) fn new(limit: usize) -> Self {
+        Self {
+            left: limit,
+            done: false,
+            emptied: false,
         }
-        let want = inbox.buffers.len().min(left);
-        let link = io.link();
-        let Some(socket) = link.sockets.get(family) else {
-            return false;
-        };
-        link.stats.receive_calls += 1;
-        let result = socket.recv_batch(&mut inbox.buffers[..want], &mut inbox.received[..want]);
-        match result {
-            Ok(count) => {
-                let count = count.min(want);
-                link.stats.datagrams_received += count as u64;
-                left = left.saturating_sub(count.max(1));
-                for (buffer, meta) in inbox.buffers.iter_mut().zip(&inbox.received[..count]) {
-                    let len = meta.len.min(MAX_PACKET_BYTES);
-                    handle(io, &mut buffer[..len], meta.from);
+    }
+
+    /// Whether the drain left the socket empty.
+    pub(crate) fn emptied(&self) -> bool {
+        self.emptied
+    }
+}
+
+impl<S: Socket> Link<S> {
+    /// Reads the next batch from the socket of `family` into `inbox`: how
+    /// many datagrams (see [`Inbox::datagrams`]), or `None` once the drain
+    /// is over: the socket had nothing more, an error other than ICMP noise
+    /// stopped it, or `budget` is spent. Counts what it reads and skips,
+    /// and notes a backlog on the socket when the budget stopped it, so
+    /// that `Sockets::backlog` says work is due at once.
+    ///
+    /// The caller loops, handling each batch before reading the next:
+    /// `while let Some(n) = link.read(..) { for .. in inbox.datagrams(n) }`.
+    pub(crate) fn read(
+        &mut self,
+        family: Family,
+        inbox: &mut Inbox,
+        budget: &mut ReadBudget,
+    ) -> Option<usize> {
+        loop {
+            if budget.done {
+                return None;
+            }
+            if budget.left == 0 {
+                budget.done = true;
+                self.sockets.set_backlog(family, true);
+                return None;
+            }
+            let want = inbox.buffers.len().min(budget.left);
+            let Some(socket) = self.sockets.get(family) else {
+                budget.done = true;
+                return None;
+            };
+            self.stats.receive_calls += 1;
+            match recv_batch(
+                socket,
+                family,
+                &mut inbox.buffers[..want],
+                &mut inbox.received[..want],
+            ) {
+                Ok(count) => {
+                    let count = count.min(want);
+                    self.stats.datagrams_received += count as u64;
+                    budget.left = budget.left.saturating_sub(count.max(1));
+                    // A short batch means the socket had no more waiting.
+                    if count < want {
+                        self.finish_read(family, budget, true);
+                    }
+                    return Some(count);
                 }
-                // A short batch means the socket had no more waiting.
-                if count < want {
-                    emptied = true;
-                    break false;
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.finish_read(family, budget, true);
+                    return None;
+                }
+                Err(e) if passes_over(&e) => {
+                    self.stats.receive_errors += 1;
+                    budget.left -= 1;
+                }
+                Err(_) => {
+                    self.stats.receive_errors += 1;
+                    self.finish_read(family, budget, false);
+                    return None;
                 }
             }
-            Err(e) => {
-                match e.kind() {
-                    io::ErrorKind::WouldBlock => {
-                        emptied = true;
-                        break false;
-                    }
-                    // ICMP "port unreachable" from an earlier send, or an
-                    // interrupted call: read on.
-                    io::ErrorKind::ConnectionRefused
-                    | io::ErrorKind::ConnectionReset
-                    | io::ErrorKind::Interrupted => {
-                        link.stats.receive_errors += 1;
-                        left -= 1;
-                    }
-                    _ => {
-                        link.stats.receive_errors += 1;
-                        break false;
-                    }
-                }
-            }
         }
-    };
-    io.link().sockets.set_backlog(family, backlog);
-    emptied
+    }
+
+    /// Ends a drain before its budget: no backlog left on the socket.
+    fn finish_read(&mut self, family: Family, budget: &mut ReadBudget, emptied: bool) {
+        budget.done = true;
+        budget.emptied = emptied;
+        self.sockets.set_backlog(family, false);
+    }
 }
 
 #[cfg(test)]
@@ -235,23 +273,37 @@ mod tests {
     }
 
     impl Socket for Recording {
-        fn send_to(&self, _datagram: &[u8], _to: SocketAddr) -> io::Result<usize> {
-            unreachable!("batches only")
+        /// Joins the batch being sent, or fails for port 9.
+        fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
+            if to.port() == 9 {
+                return Err(io::Error::other("refused"));
+            }
+            let mut batches = self.batches.borrow_mut();
+            if let Some(batch) = batches.last_mut() {
+                batch.push((to, datagram.to_vec()));
+            }
+            Ok(datagram.len())
         }
 
         fn recv_from(&self, _buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
             Err(io::ErrorKind::WouldBlock.into())
         }
 
-        fn send_batch(&self, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
-            if datagrams[0].to.port() == 9 {
-                return Err(io::Error::other("refused"));
+        /// Each batch the host sends runs inside this, the readiness
+        /// wrapper: what it sends is recorded as one batch (a batch that
+        /// sent nothing is not).
+        fn io(
+            &self,
+            _direction: crate::transport::Direction,
+            batch: &mut dyn FnMut() -> io::Result<usize>,
+        ) -> io::Result<usize> {
+            self.batches.borrow_mut().push(Vec::new());
+            let result = batch();
+            let mut batches = self.batches.borrow_mut();
+            if batches.last().is_some_and(Vec::is_empty) {
+                batches.pop();
             }
-            let ok = datagrams.iter().take_while(|t| t.to.port() != 9);
-            let batch: Vec<_> = ok.map(|t| (t.to, t.datagram.to_vec())).collect();
-            let n = batch.len();
-            self.batches.borrow_mut().push(batch);
-            Ok(n)
+            result
         }
     }
 

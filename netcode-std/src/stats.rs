@@ -13,12 +13,13 @@ pub struct TransportStats {
     pub datagrams_received: u64,
     /// Datagrams handed to the operating system.
     pub datagrams_sent: u64,
-    /// Calls to the sockets' batched receive (`Socket::recv_batch`; on
-    /// Linux one `recvmmsg` each, including the last one that finds the
-    /// socket empty).
+    /// Batched reads (`transport::recv_batch`; on Linux one `recvmmsg`
+    /// each, including the last one that finds the socket empty; under
+    /// tokio, a read the reactor's readiness spared costs no system call
+    /// but is counted).
     pub receive_calls: u64,
-    /// Calls to the sockets' batched send (`Socket::send_batch`; on Linux
-    /// one `sendmmsg`, or one `sendto` for a single datagram).
+    /// Batched sends (`transport::send_batch`; on Linux one `sendmmsg`,
+    /// or one `sendto` for a single datagram).
     pub send_calls: u64,
     /// Sends the operating system refused (full buffer, unreachable, ...).
     pub send_errors: u64,

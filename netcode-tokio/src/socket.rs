@@ -12,17 +12,16 @@ use std::io;
 use std::net::SocketAddr;
 
 use netcode_std::Family;
-use netcode_std::transport::Socket;
-#[cfg(any(target_os = "linux", target_os = "android"))]
-use netcode_std::transport::{BATCH_DATAGRAMS, DatagramBuffer, Received, Transmit};
+use netcode_std::transport::{Direction, Socket};
 use tokio::io::Interest;
 use tokio::net::UdpSocket;
 
 /// One of a [`Server`](crate::Server)'s or [`Client`](crate::Client)'s
 /// sockets: a [`tokio::net::UdpSocket`] registered with the reactor of the
-/// runtime it was made in. On Linux and Android it reads and sends in
-/// batches (one `recvmmsg` / `sendmmsg` per 32 datagrams), as
-/// `netcode_std`'s own socket does.
+/// runtime it was made in. It lends the host its descriptor, so on Linux
+/// and Android the host reads and sends in batches (one `recvmmsg` /
+/// `sendmmsg` per 32 datagrams), and runs each batch inside tokio's
+/// `try_io`, which keeps the reactor's readiness right.
 #[derive(Debug)]
 pub struct TokioSocket {
     socket: UdpSocket,
@@ -47,7 +46,7 @@ impl TokioSocket {
     /// reported the socket at all (as just after registration), since UDP
     /// sends are never waited for and a datagram refused unseen would be
     /// lost for nothing.
-    fn send_now<R>(&self, mut send: impl FnMut() -> io::Result<R>) -> io::Result<R> {
+    fn send_now(&self, send: &mut dyn FnMut() -> io::Result<usize>) -> io::Result<usize> {
         let mut tried = false;
         let result = self.socket.try_io(Interest::WRITABLE, || {
             tried = true;
@@ -60,17 +59,11 @@ impl TokioSocket {
     }
 }
 
-#[cfg(unix)]
-impl std::os::fd::AsFd for TokioSocket {
-    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        self.socket.as_fd()
-    }
-}
-
 impl Socket for TokioSocket {
+    /// A plain non-blocking send: the host runs it inside [`io`](Self::io).
     fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
         let to = socket2::SockAddr::from(to);
-        self.send_now(|| socket2::SockRef::from(&self.socket).send_to(datagram, &to))
+        socket2::SockRef::from(&self.socket).send_to(datagram, &to)
     }
 
     /// Reads only what the reactor has seen arrive: until it reports the
@@ -80,35 +73,24 @@ impl Socket for TokioSocket {
         self.socket.try_recv_from(buffer)
     }
 
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn send_batch(&self, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
-        self.send_now(|| netcode_std::transport::linux::send_batch(self, datagrams))
+    #[cfg(unix)]
+    fn descriptor(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        Some(std::os::fd::AsFd::as_fd(&self.socket))
     }
 
-    /// One `recvmmsg` inside `try_io`. A batch shorter than asked ended on
-    /// a read that would have blocked, so it clears the readable flag as a
-    /// `WouldBlock` would: the driver then sleeps until new datagrams
-    /// arrive, rather than waking once more for a read that finds nothing.
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn recv_batch(
+    /// Reads inside `try_io(READABLE)`: a read that leaves the socket empty
+    /// (the host says so with `WouldBlock`) clears the readable flag, so the
+    /// driver sleeps until the reactor sees new datagrams rather than waking
+    /// once more for a read that finds nothing. Sends as
+    /// [`send_now`](Self::send_now) says.
+    fn io(
         &self,
-        buffers: &mut [DatagramBuffer],
-        received: &mut [Received],
+        direction: Direction,
+        batch: &mut dyn FnMut() -> io::Result<usize>,
     ) -> io::Result<usize> {
-        let want = buffers.len().min(received.len()).min(BATCH_DATAGRAMS);
-        let mut short = 0;
-        let result = self.socket.try_io(Interest::READABLE, || {
-            let count =
-                netcode_std::transport::linux::recv_batch(self, self.family, buffers, received)?;
-            if count < want {
-                short = count;
-                return Err(io::ErrorKind::WouldBlock.into());
-            }
-            Ok(count)
-        });
-        match result {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock && short > 0 => Ok(short),
-            result => result,
+        match direction {
+            Direction::Receive => self.socket.try_io(Interest::READABLE, batch),
+            Direction::Send => self.send_now(batch),
         }
     }
 }

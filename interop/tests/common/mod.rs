@@ -71,7 +71,7 @@ pub trait OurClient {
 }
 
 impl OurServer for netcode_std::Server {
-    type Socket = netcode_std::transport::StdSocket;
+    type Socket = std::net::UdpSocket;
     fn step(&mut self, t: f64) {
         self.update(t);
     }
@@ -81,7 +81,7 @@ impl OurServer for netcode_std::Server {
 }
 
 impl OurClient for netcode_std::Client {
-    type Socket = netcode_std::transport::StdSocket;
+    type Socket = std::net::UdpSocket;
     fn step(&mut self, t: f64) {
         self.update(t);
     }

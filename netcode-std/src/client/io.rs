@@ -11,7 +11,7 @@ use netcode_proto::io::Output;
 use netcode_proto::stats::DroppedDatagram;
 
 use crate::events::EventQueue;
-use crate::link::{HasLink, Link};
+use crate::link::Link;
 use crate::logging::{DropLog, TARGET};
 use crate::packet::{PACKET_QUEUE_SIZE, PacketPool, PacketQueue, ReceivedPacket};
 use crate::transport::Socket;
@@ -56,12 +56,6 @@ impl<S: Socket> ClientIo<S> {
         }
         let packet = self.pool.packet(data, sequence);
         self.loopback.push_back(packet);
-    }
-}
-
-impl<S> HasLink<S> for ClientIo<S> {
-    fn link(&mut self) -> &mut Link<S> {
-        &mut self.link
     }
 }
 

@@ -24,11 +24,11 @@ use crate::address::ToAddress;
 use crate::batch::{Batch, Batching, sealed};
 use crate::clock::Clock;
 use crate::error::{ConnectError, CreateError, Family};
-use crate::link::{self, Inbox, Link, Outbox};
+use crate::link::{Inbox, Link, Outbox, ReadBudget};
 use crate::logging::TARGET;
 use crate::socket::{self, SocketOptions, Sockets};
 use crate::stats::TransportStats;
-use crate::transport::{Socket, StdSocket};
+use crate::transport::Socket;
 use io::ClientIo;
 
 /// Datagrams read in one update at most; the rest wait for the next one.
@@ -79,11 +79,11 @@ const SEND_BATCH: usize = 16;
 /// # Ok(()) }
 /// ```
 ///
-/// The type parameter is the socket type: [`StdSocket`] unless a
+/// The type parameter is the socket type: [`std::net::UdpSocket`] unless a
 /// transport such as `netcode-mio` builds the client with
 /// [`bind_with`](Self::bind_with) (see [`transport`](crate::transport)).
 #[derive(Debug)]
-pub struct Client<S: Socket = StdSocket> {
+pub struct Client<S: Socket = UdpSocket> {
     core: Core,
     io: ClientIo<S>,
     inbox: Inbox,
@@ -92,7 +92,7 @@ pub struct Client<S: Socket = StdSocket> {
     batching: bool,
 }
 
-impl Client<StdSocket> {
+impl Client<UdpSocket> {
     /// A disconnected client with one socket bound to `address`, for
     /// example `"0.0.0.0"` (any interface, ephemeral port) or
     /// `"127.0.0.1:50000"`. It can reach servers of that address's family
@@ -138,7 +138,7 @@ impl Client<StdSocket> {
         let socket = self
             .server_family()
             .and_then(|f| self.io.link.sockets.get(f));
-        socket::wait(socket.map(|s| &**s), timeout)
+        socket::wait(socket, timeout)
     }
 }
 
@@ -258,19 +258,15 @@ impl<S: Socket> Client<S> {
         if !from_event && self.io.link.sockets.take_emptied(family) {
             return;
         }
-        let core = &mut self.core;
-        let emptied = link::drain(
-            &mut self.io,
-            &mut self.inbox,
-            family,
-            MAX_RECEIVE_PER_UPDATE,
-            |io, datagram, from| {
-                if let Some(payload) = core.handle(now, from, datagram, io) {
-                    io.enqueue(payload.data, payload.sequence);
+        let mut budget = ReadBudget::new(MAX_RECEIVE_PER_UPDATE);
+        while let Some(count) = self.io.link.read(family, &mut self.inbox, &mut budget) {
+            for (datagram, from) in self.inbox.datagrams(count) {
+                if let Some(payload) = self.core.handle(now, from, datagram, &mut self.io) {
+                    self.io.enqueue(payload.data, payload.sequence);
                 }
-            },
-        );
-        if from_event && emptied {
+            }
+        }
+        if from_event && budget.emptied() {
             self.io.link.sockets.set_emptied(family);
         }
     }

@@ -10,7 +10,7 @@ use netcode_proto::server::{PersistRequest, ServerEvent};
 use netcode_proto::stats::DroppedDatagram;
 
 use crate::events::EventQueue;
-use crate::link::{HasLink, Link};
+use crate::link::Link;
 use crate::logging::{DropLog, TARGET};
 use crate::packet::{PACKET_QUEUE_SIZE, PacketPool, PacketQueue, ReceivedPacket};
 use crate::transport::Socket;
@@ -87,12 +87,6 @@ impl<S: Socket> ServerIo<S> {
                 }
             }
         }
-    }
-}
-
-impl<S> HasLink<S> for ServerIo<S> {
-    fn link(&mut self) -> &mut Link<S> {
-        &mut self.link
     }
 }
 

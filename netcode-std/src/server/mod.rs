@@ -28,14 +28,14 @@ use crate::address::ToAddress;
 use crate::batch::{Batch, Batching, sealed};
 use crate::clock::Clock;
 use crate::error::{CreateError, Family};
-use crate::link::{self, Inbox, Link, Outbox};
+use crate::link::{Inbox, Link, Outbox, ReadBudget};
 use crate::logging::TARGET;
 use crate::packet::PacketQueue;
 use crate::random::{OsRandom, os_random};
 use crate::socket::{self, SocketOptions, Sockets};
 use crate::stats::{TransportStats, accumulate};
 use crate::time::{unix_time, wait_past};
-use crate::transport::{BATCH_DATAGRAMS, Socket, StdSocket};
+use crate::transport::{BATCH_DATAGRAMS, Socket};
 use history::HistoryFile;
 use io::ServerIo;
 
@@ -100,11 +100,11 @@ const SERVER_POOL_LIMIT: usize = MAX_RECEIVE_PER_UPDATE;
 /// # }
 /// ```
 ///
-/// The type parameter is the socket type: [`StdSocket`] unless a
+/// The type parameter is the socket type: [`std::net::UdpSocket`] unless a
 /// transport such as `netcode-mio` builds the server with
 /// [`bind_with`](Self::bind_with) (see [`transport`](crate::transport)).
 #[derive(Debug)]
-pub struct Server<S: Socket = StdSocket> {
+pub struct Server<S: Socket = UdpSocket> {
     core: Core<HeapStorage>,
     core_config: CoreConfig,
     io: ServerIo<S>,
@@ -117,7 +117,7 @@ pub struct Server<S: Socket = StdSocket> {
     batching: bool,
 }
 
-impl Server<StdSocket> {
+impl Server<UdpSocket> {
     /// A stopped server on one public address, for example
     /// `"127.0.0.1:40000"` or `"[::1]:40000"`: the address clients reach
     /// it at, which connect tokens list. The unspecified address
@@ -162,7 +162,7 @@ impl Server<StdSocket> {
         if let Some(limit) = self.io.history.as_ref().and_then(HistoryFile::poll_limit) {
             timeout = timeout.min(limit);
         }
-        socket::wait(self.io.link.sockets.all().map(|s| &**s), timeout)
+        socket::wait(self.io.link.sockets.all(), timeout)
     }
 }
 
@@ -387,21 +387,19 @@ impl<S: Socket> Server<S> {
             .advance(time, &mut self.io.link.stats, &mut self.io.log)
     }
 
-    /// Reads and handles what waits on `family`'s socket; returns whether
-    /// it was left empty.
+    /// Reads and handles what waits on `family`'s socket, a batch at a
+    /// time; returns whether it was left empty.
     fn receive(&mut self, now: Duration, family: Family) -> bool {
-        let core = &mut self.core;
-        link::drain(
-            &mut self.io,
-            &mut self.inbox,
-            family,
-            MAX_RECEIVE_PER_UPDATE,
-            |io, datagram, from| {
-                if let Some((index, payload)) = core.handle(now, from, datagram, io) {
-                    io.enqueue(index, payload.data, payload.sequence);
+        let mut budget = ReadBudget::new(MAX_RECEIVE_PER_UPDATE);
+        while let Some(count) = self.io.link.read(family, &mut self.inbox, &mut budget) {
+            for (datagram, from) in self.inbox.datagrams(count) {
+                if let Some((index, payload)) = self.core.handle(now, from, datagram, &mut self.io)
+                {
+                    self.io.enqueue(index, payload.data, payload.sequence);
                 }
-            },
-        )
+            }
+        }
+        budget.emptied()
     }
 
     /// Sends the datagrams the last call produced, unless a batch holds

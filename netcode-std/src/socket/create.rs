@@ -11,7 +11,6 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::address::ToAddress;
 use crate::error::{CreateError, Family};
-use crate::transport::StdSocket;
 
 /// The reference's socket send and receive buffer size: 4 MiB each.
 pub const DEFAULT_SOCKET_BUFFER_BYTES: usize = 4 * 1024 * 1024;
@@ -165,9 +164,9 @@ pub(crate) fn parse_addresses<A: ToAddress, B: ToAddress>(
 }
 
 /// The `adopt` function of the `std` constructors (see
-/// [`transport`](crate::transport)): the socket, with its family.
-pub(crate) fn keep_std(family: Family, socket: UdpSocket) -> io::Result<StdSocket> {
-    Ok(StdSocket::new(family, socket))
+/// [`transport`](crate::transport)): the socket as it is.
+pub(crate) fn keep_std(_family: Family, socket: UdpSocket) -> io::Result<UdpSocket> {
+    Ok(socket)
 }
 
 #[cfg(test)]

@@ -1,20 +1,21 @@
 //! Batched datagram system calls on Linux and Android: one `recvmmsg` or
-//! `sendmmsg` for up to [`BATCH_DATAGRAMS`] datagrams, through `nix`'s
-//! safe wrappers.
+//! `sendmmsg` for up to [`BATCH_DATAGRAMS`] datagrams on a socket's
+//! descriptor, through `nix`'s safe wrappers (STANDARD.md: none).
 //!
 //! The message headers those calls fill are scratch space of
 //! [`BATCH_DATAGRAMS`] entries, allocated once per thread and reused, so
 //! a batch allocates nothing and a server or client holding a socket stays
 //! `Send`. Receive headers are kept per address family: the kernel leaves
 //! each header's address length at the last sender's, so headers that
-//! served an IPv4 socket would cut an IPv6 sender's address short. If the kernel refuses the calls themselves (`ENOSYS`: a seccomp
-//! filter or an emulated kernel without them), the process falls back to
-//! one `sendto` / `recvfrom` per datagram from then on.
+//! served an IPv4 socket would cut an IPv6 sender's address short. If the
+//! kernel refuses the calls themselves (`ENOSYS`: a seccomp filter or an
+//! emulated kernel without them), [`send`] and [`recv`] say so with `None`
+//! from then on, and the host falls back to one call per datagram.
 
 use std::cell::RefCell;
 use std::io::{self, IoSlice, IoSliceMut};
 use std::net::{SocketAddr, SocketAddrV4, SocketAddrV6};
-use std::os::fd::{AsFd, AsRawFd};
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use nix::errno::Errno;
@@ -22,7 +23,7 @@ use nix::sys::socket::{
     ControlMessage, MsgFlags, MultiHeaders, SockaddrStorage, recvmmsg, sendmmsg,
 };
 
-use super::{BATCH_DATAGRAMS, DatagramBuffer, Received, Socket, Transmit, recv_each, send_each};
+use super::{BATCH_DATAGRAMS, DatagramBuffer, Received, Transmit};
 use crate::error::Family;
 
 /// Set once the kernel has refused `sendmmsg` or `recvmmsg`.
@@ -40,14 +41,12 @@ thread_local! {
     static RECV_HEADERS_V6: Headers = const { RefCell::new(None) };
 }
 
-/// [`Socket::send_batch`] with one `sendmmsg` for up to
-/// [`BATCH_DATAGRAMS`] datagrams (a single datagram goes by `sendto`).
-pub fn send_batch<S: Socket + AsFd + ?Sized>(
-    socket: &S,
-    datagrams: &[Transmit<'_>],
-) -> io::Result<usize> {
-    if datagrams.len() < 2 || REFUSED.load(Ordering::Relaxed) {
-        return send_each(socket, datagrams);
+/// Sends a leading run of up to [`BATCH_DATAGRAMS`] of `datagrams` with
+/// one `sendmmsg` on `fd`: how many left, or `None` if the kernel refuses
+/// the call (then and from then on).
+pub(super) fn send(fd: BorrowedFd<'_>, datagrams: &[Transmit<'_>]) -> io::Result<Option<usize>> {
+    if REFUSED.load(Ordering::Relaxed) {
+        return Ok(None);
     }
     let batch = &datagrams[..datagrams.len().min(BATCH_DATAGRAMS)];
     let mut next = batch.iter();
@@ -56,7 +55,7 @@ pub fn send_batch<S: Socket + AsFd + ?Sized>(
     let addresses: [Option<SockaddrStorage>; BATCH_DATAGRAMS] =
         core::array::from_fn(|i| batch.get(i).map(|t| SockaddrStorage::from(t.to)));
     let no_control: [ControlMessage<'_>; 0] = [];
-    let fd = socket.as_fd().as_raw_fd();
+    let fd = fd.as_raw_fd();
     let result = SEND_HEADERS.with(|cell| {
         let mut headers = cell.borrow_mut();
         let headers =
@@ -71,29 +70,24 @@ pub fn send_batch<S: Socket + AsFd + ?Sized>(
         )
         .map(|sent| sent.count())
     });
-    match result {
-        Ok(sent) => Ok(sent),
-        Err(Errno::ENOSYS) => {
-            REFUSED.store(true, Ordering::Relaxed);
-            send_each(socket, datagrams)
-        }
-        Err(e) => Err(e.into()),
-    }
+    refused_as_none(result)
 }
 
-/// [`Socket::recv_batch`] with one `recvmmsg` for up to
-/// [`BATCH_DATAGRAMS`] datagrams, on a socket of address family `family`.
-pub fn recv_batch<S: Socket + AsFd + ?Sized>(
-    socket: &S,
+/// Reads up to [`BATCH_DATAGRAMS`] waiting datagrams with one `recvmmsg`
+/// on `fd`, a socket of address family `family` (see [`super::recv_batch`]
+/// for the buffers): how many, or `None` if the kernel refuses the call
+/// (then and from then on).
+pub(super) fn recv(
+    fd: BorrowedFd<'_>,
     family: Family,
     buffers: &mut [DatagramBuffer],
     received: &mut [Received],
-) -> io::Result<usize> {
+) -> io::Result<Option<usize>> {
     if REFUSED.load(Ordering::Relaxed) {
-        return recv_each(socket, buffers, received);
+        return Ok(None);
     }
     let count = buffers.len().min(received.len()).min(BATCH_DATAGRAMS);
-    let fd = socket.as_fd().as_raw_fd();
+    let fd = fd.as_raw_fd();
     let headers = match family {
         Family::V4 => &RECV_HEADERS_V4,
         Family::V6 => &RECV_HEADERS_V6,
@@ -128,11 +122,17 @@ pub fn recv_batch<S: Socket + AsFd + ?Sized>(
         }
         Ok(n)
     });
+    refused_as_none(result)
+}
+
+/// A call's result, with the kernel's refusal of the call itself as `None`
+/// (remembered for the rest of the process).
+fn refused_as_none(result: Result<usize, Errno>) -> io::Result<Option<usize>> {
     match result {
-        Ok(n) => Ok(n),
+        Ok(n) => Ok(Some(n)),
         Err(Errno::ENOSYS) => {
             REFUSED.store(true, Ordering::Relaxed);
-            recv_each(socket, buffers, received)
+            Ok(None)
         }
         Err(e) => Err(e.into()),
     }
@@ -159,13 +159,12 @@ mod tests {
     use std::net::UdpSocket;
 
     use super::*;
-    use crate::transport::StdSocket;
+    use crate::transport::{recv_batch, send_batch};
 
-    fn bound(host: &str) -> StdSocket {
+    fn bound(host: &str) -> UdpSocket {
         let socket = UdpSocket::bind(host).unwrap();
         socket.set_nonblocking(true).unwrap();
-        let family = Family::of(&socket.local_addr().unwrap());
-        StdSocket::new(family, socket)
+        socket
     }
 
     #[test]
@@ -185,18 +184,24 @@ mod tests {
             .map(|p| Transmit { to, datagram: p })
             .collect();
         // One call sends at most a batch.
-        let sent = a.send_batch(&transmits).unwrap();
+        let sent = send_batch(&a, &transmits).unwrap();
         assert_eq!(sent, BATCH_DATAGRAMS);
         assert_eq!(
-            a.send_batch(&transmits[sent..]).unwrap(),
+            send_batch(&a, &transmits[sent..]).unwrap(),
             40 - BATCH_DATAGRAMS
         );
+        let family = Family::of(&to);
 
         let mut buffers = vec![[0u8; 1300]; 64];
         let mut received = vec![Received::default(); 64];
         let mut got = Vec::new();
         for _ in 0..100 {
-            match b.recv_batch(&mut buffers, &mut received) {
+            match recv_batch(
+                &b,
+                family,
+                &mut buffers[..BATCH_DATAGRAMS],
+                &mut received[..BATCH_DATAGRAMS],
+            ) {
                 Ok(n) => {
                     assert!(n <= BATCH_DATAGRAMS);
                     for (buffer, meta) in buffers.iter().zip(&received).take(n) {
@@ -222,7 +227,7 @@ mod tests {
         let socket = bound("127.0.0.1:0");
         let mut buffers = [[0u8; 1300]; 2];
         let mut received = [Received::default(); 2];
-        let e = socket.recv_batch(&mut buffers, &mut received).unwrap_err();
+        let e = recv_batch(&socket, Family::V4, &mut buffers, &mut received).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
     }
 }

@@ -28,18 +28,20 @@
 //! reachable through `socket` / `sockets_mut` for what only the transport
 //! knows how to do, such as deregistering them.
 //!
-//! ## Batches
+//! ## Batches, in one place
 //!
 //! The host reads datagrams in batches of up to [`BATCH_DATAGRAMS`] and
 //! sends the datagrams one call produces (or one
 //! [`Server::batch`](crate::Server::batch) scope) together, through
-//! [`Socket::recv_batch`] and [`Socket::send_batch`]. Their default
-//! implementations loop over `recv_from` and `send_to`, so a custom socket
-//! only writes those two. On Linux and Android, [`StdSocket`] (and
-//! `netcode-mio`'s socket) override them with one `recvmmsg` / `sendmmsg`
-//! system call per batch ([`linux`]); if the kernel refuses those calls
-//! (`ENOSYS`, as under some sandboxes), the process falls back to one call
-//! per datagram for good.
+//! [`recv_batch`] and [`send_batch`]: the one place that does datagram I/O,
+//! on any [`Socket`]. Where the platform batches (Linux and Android) and
+//! the socket lends its descriptor ([`Socket::descriptor`]), a batch is one
+//! `recvmmsg` / `sendmmsg` system call; otherwise, and if the kernel
+//! refuses those calls (`ENOSYS`, as under some sandboxes, after which the
+//! process uses the fallback for good), one `recv_from` / `send_to` per
+//! datagram. A socket type therefore supplies its own single-datagram
+//! calls, its descriptor, and its runtime's readiness ([`Socket::io`]:
+//! tokio's socket runs each batch inside `try_io`), and nothing more.
 //!
 //! ```
 //! use std::io;
@@ -47,7 +49,7 @@
 //! use netcode_std::transport::Socket;
 //! use netcode_std::{Family, Server, ServerConfig, proto::Key};
 //!
-//! /// A socket that counts what it sends.
+//! /// A socket that counts the datagrams it sends, one per call.
 //! #[derive(Debug)]
 //! struct Counted {
 //!     socket: UdpSocket,
@@ -69,13 +71,14 @@
 //!     Ok(Counted { socket, sent: Default::default() })
 //! };
 //! let mut server = Server::bind_with("127.0.0.1:0", None::<&str>, config, adopt)?;
-//! server.start(4)?;
+//! server.start_nowait(4)?;
 //! assert_eq!(server.socket(Family::V4).map(|s| s.sent.get()), Some(0));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod datagrams;
 #[cfg(any(target_os = "linux", target_os = "android"))]
-pub mod linux;
+mod linux;
 pub mod memory;
 
 use std::fmt;
@@ -84,7 +87,8 @@ use std::net::{SocketAddr, UdpSocket};
 
 use netcode_proto::constants::MAX_PACKET_BYTES;
 
-use crate::error::Family;
+pub(crate) use datagrams::passes_over;
+pub use datagrams::{recv_batch, send_batch};
 
 /// The most datagrams the host reads or sends in one batch (one system
 /// call where the platform batches). Larger batches measured no gain.
@@ -123,13 +127,24 @@ impl Default for Received {
     }
 }
 
+/// Which way a batch goes, for [`Socket::io`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Datagrams leave.
+    Send,
+    /// Datagrams are read.
+    Receive,
+}
+
 /// A non-blocking datagram socket a [`Server`](crate::Server) or
-/// [`Client`](crate::Client) sends and receives through.
+/// [`Client`](crate::Client) sends and receives through: the socket's own
+/// single-datagram calls, and optionally its descriptor and its runtime's
+/// readiness. The batching is the host's ([`send_batch`],
+/// [`recv_batch`]).
 ///
-/// Implementations forward to a UDP socket that was created by
-/// `bind_with` (see the [module documentation](self)), so it is already
-/// bound, configured and non-blocking. Only [`send_to`](Self::send_to)
-/// and [`recv_from`](Self::recv_from) are required.
+/// Implementations wrap a UDP socket that was created by `bind_with` (see
+/// the [module documentation](self)), so it is already bound, configured
+/// and non-blocking; or stand for one, as [`memory`]'s sockets do.
 pub trait Socket: fmt::Debug {
     /// Sends one datagram to `to` without blocking. An error is counted
     /// (`send_errors`) and the datagram is lost, as UDP allows.
@@ -139,66 +154,37 @@ pub trait Socket: fmt::Debug {
     /// sender, or [`io::ErrorKind::WouldBlock`] when none is waiting.
     fn recv_from(&self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)>;
 
-    /// Sends a leading run of `datagrams` without blocking and returns how
-    /// many left (at least one), or the error of the first, which is then
-    /// not sent. The host calls it again for the rest; a datagram whose
-    /// send fails is counted and skipped.
-    ///
-    /// The default sends one at a time with [`send_to`](Self::send_to).
-    fn send_batch(&self, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
-        send_each(self, datagrams)
+    /// The socket's descriptor, lent for the host's batched system calls
+    /// where the platform has them (Linux and Android: `recvmmsg` /
+    /// `sendmmsg`). `None`, the default, sends and reads one datagram per
+    /// call with [`send_to`](Self::send_to) and
+    /// [`recv_from`](Self::recv_from).
+    #[cfg(unix)]
+    fn descriptor(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        None
     }
 
-    /// Reads up to `min(buffers.len(), received.len())` waiting datagrams
-    /// without blocking, the `i`th into `buffers[i]` with its length and
-    /// sender in `received[i]`, and returns how many (at least one), or the
-    /// error of the first read: [`io::ErrorKind::WouldBlock`] when none is
-    /// waiting. Fewer than asked means the socket had no more waiting.
-    ///
-    /// The default reads one at a time with [`recv_from`](Self::recv_from).
-    fn recv_batch(
+    /// Runs `batch`, one batched read or send of the host's on this socket,
+    /// the way the socket's runtime needs, and returns what it returned.
+    /// The default runs it. An event loop that tracks readiness runs it
+    /// where a [`io::ErrorKind::WouldBlock`] clears the readiness it saw
+    /// (tokio's `try_io`): the host reports a read that left the socket
+    /// empty as `WouldBlock` to `batch`'s caller here, whatever it read.
+    fn io(
         &self,
-        buffers: &mut [DatagramBuffer],
-        received: &mut [Received],
+        direction: Direction,
+        batch: &mut dyn FnMut() -> io::Result<usize>,
     ) -> io::Result<usize> {
-        recv_each(self, buffers, received)
+        let _ = direction;
+        batch()
     }
 }
 
-/// [`Socket::send_batch`] one datagram at a time.
-fn send_each<S: Socket + ?Sized>(socket: &S, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
-    for (i, t) in datagrams.iter().enumerate() {
-        if let Err(e) = socket.send_to(t.datagram, t.to) {
-            return if i == 0 { Err(e) } else { Ok(i) };
-        }
-    }
-    Ok(datagrams.len())
-}
-
-/// [`Socket::recv_batch`] one datagram at a time. An error after the first
-/// datagram ends the batch; the next call meets the socket's state afresh.
-fn recv_each<S: Socket + ?Sized>(
-    socket: &S,
-    buffers: &mut [DatagramBuffer],
-    received: &mut [Received],
-) -> io::Result<usize> {
-    let mut count = 0;
-    for (buffer, meta) in buffers.iter_mut().zip(received.iter_mut()) {
-        match socket.recv_from(buffer) {
-            Ok((len, from)) => {
-                *meta = Received { len, from };
-                count += 1;
-            }
-            Err(e) if count == 0 => return Err(e),
-            Err(_) => break,
-        }
-    }
-    Ok(count)
-}
-
-/// A plain `std` socket sends and receives one datagram per call: use
-/// [`StdSocket`] (the default socket of [`Server`](crate::Server) and
-/// [`Client`](crate::Client)) for batches.
+/// The default socket of [`Server`](crate::Server) and
+/// [`Client`](crate::Client), and of every plain constructor
+/// (`Server::new`, `Client::new_dual`, ...): on Linux and Android it reads
+/// and sends in batches, one `recvmmsg` / `sendmmsg` per
+/// [`BATCH_DATAGRAMS`]; elsewhere one datagram per call.
 impl Socket for UdpSocket {
     fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
         UdpSocket::send_to(self, datagram, to)
@@ -207,71 +193,9 @@ impl Socket for UdpSocket {
     fn recv_from(&self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         UdpSocket::recv_from(self, buffer)
     }
-}
 
-/// A [`std::net::UdpSocket`] that knows its address family: the socket of
-/// `Server::new`, `Client::new` and their siblings. On Linux and Android it
-/// reads and sends in batches, one `recvmmsg` / `sendmmsg` per
-/// [`BATCH_DATAGRAMS`]; elsewhere one datagram per call. It dereferences to
-/// the `std` socket for its address and options.
-#[derive(Debug)]
-pub struct StdSocket {
-    socket: UdpSocket,
-    family: Family,
-}
-
-impl StdSocket {
-    /// Wraps a bound, non-blocking socket of address family `family`.
-    pub fn new(family: Family, socket: UdpSocket) -> Self {
-        Self { socket, family }
-    }
-
-    /// Its address family.
-    pub fn family(&self) -> Family {
-        self.family
-    }
-
-    /// The `std` socket inside.
-    pub fn into_inner(self) -> UdpSocket {
-        self.socket
-    }
-}
-
-impl core::ops::Deref for StdSocket {
-    type Target = UdpSocket;
-
-    fn deref(&self) -> &UdpSocket {
-        &self.socket
-    }
-}
-
-#[cfg(unix)]
-impl std::os::fd::AsFd for StdSocket {
-    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        self.socket.as_fd()
-    }
-}
-
-impl Socket for StdSocket {
-    fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
-        self.socket.send_to(datagram, to)
-    }
-
-    fn recv_from(&self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.socket.recv_from(buffer)
-    }
-
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn send_batch(&self, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
-        linux::send_batch(self, datagrams)
-    }
-
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn recv_batch(
-        &self,
-        buffers: &mut [DatagramBuffer],
-        received: &mut [Received],
-    ) -> io::Result<usize> {
-        linux::recv_batch(self, self.family, buffers, received)
+    #[cfg(unix)]
+    fn descriptor(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        Some(std::os::fd::AsFd::as_fd(self))
     }
 }

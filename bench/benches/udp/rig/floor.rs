@@ -1,7 +1,7 @@
 //! The floor of the UDP run: what echoing costs with no netcode at all.
 //!
 //! A bare echo server reads its socket with the very same batched calls as
-//! our server (`netcode_std::transport::linux::recv_batch` / `send_batch`,
+//! our server (`netcode_std::transport::recv_batch` / `send_batch`,
 //! up to 32 datagrams a call, on a socket registered with mio) and sends
 //! each datagram back to its sender unchanged. Bare clients, one UDP socket
 //! each, keep the same window of datagrams in flight as the netcode clients
@@ -14,9 +14,10 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use netcode_bench::payload;
+use netcode_mio::Family;
 use netcode_mio::mio::{Events, Poll, Token};
 use netcode_mio::netcode_std::transport::{
-    BATCH_DATAGRAMS, DatagramBuffer, Received, Socket, Transmit,
+    BATCH_DATAGRAMS, DatagramBuffer, Received, Transmit, recv_batch, send_batch,
 };
 use netcode_proto::PacketType;
 use netcode_proto::bytes::Writer;
@@ -52,7 +53,7 @@ fn send_all(socket: &BatchedSocket, transmits: &[Transmit<'_>]) -> (u64, u64) {
     let mut rest = transmits;
     while !rest.is_empty() {
         calls += 1;
-        match socket.send_batch(rest) {
+        match send_batch(socket, rest) {
             Ok(n) if n > 0 => {
                 let n = n.min(rest.len());
                 sent += n as u64;
@@ -117,7 +118,7 @@ impl EchoServer for FloorServer {
         let mut echoed = 0;
         loop {
             self.totals.calls += 1;
-            let count = match self.socket.recv_batch(buffers, received) {
+            let count = match recv_batch(&self.socket, Family::V4, buffers, received) {
                 Ok(count) => count.min(BATCH_DATAGRAMS),
                 Err(e) if retry(&e) => continue,
                 Err(_) => break,
@@ -226,7 +227,7 @@ impl EchoClients for BareClients {
                 continue;
             };
             loop {
-                let count = match socket.recv_batch(buffers, received) {
+                let count = match recv_batch(socket, Family::V4, buffers, received) {
                     Ok(count) => count.min(BATCH_DATAGRAMS),
                     Err(e) if retry(&e) => continue,
                     Err(_) => break,

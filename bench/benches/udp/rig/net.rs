@@ -5,15 +5,11 @@
 
 use std::io::{self, ErrorKind};
 use std::net::{Ipv4Addr, SocketAddr};
-#[cfg(unix)]
-use std::os::fd::{AsFd, BorrowedFd};
 use std::time::Duration;
 
 use netcode_mio::mio::net::UdpSocket;
 use netcode_mio::mio::{Events, Interest, Poll, Registry, Token};
 use netcode_mio::netcode_std::transport::Socket;
-#[cfg(any(target_os = "linux", target_os = "android"))]
-use netcode_mio::netcode_std::transport::{DatagramBuffer, Received, Transmit, linux};
 
 /// Longest a loop sleeps in its poll, so it notices the end of a run.
 pub(super) const MAX_WAIT: Duration = Duration::from_millis(1);
@@ -57,18 +53,12 @@ pub(super) fn poll(poll: &mut Poll, events: &mut Events, timeout: Duration) -> R
     }
 }
 
-/// A registered mio socket on the batched calls netcode-std's own sockets
-/// use (`transport::linux`: one `recvmmsg` / `sendmmsg` per 32 datagrams):
-/// the floor's server and the bare clients.
+/// A registered mio socket that lends the host its descriptor, so the
+/// host's batched calls (`transport::send_batch` / `recv_batch`: one
+/// `recvmmsg` / `sendmmsg` per 32 datagrams) run on it: the floor's server
+/// and the bare clients.
 #[derive(Debug)]
 pub(super) struct BatchedSocket(pub(super) UdpSocket);
-
-#[cfg(unix)]
-impl AsFd for BatchedSocket {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.0.as_fd()
-    }
-}
 
 impl Socket for BatchedSocket {
     fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
@@ -79,24 +69,15 @@ impl Socket for BatchedSocket {
         self.0.recv_from(buffer)
     }
 
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn send_batch(&self, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
-        linux::send_batch(self, datagrams)
-    }
-
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    fn recv_batch(
-        &self,
-        buffers: &mut [DatagramBuffer],
-        received: &mut [Received],
-    ) -> io::Result<usize> {
-        linux::recv_batch(self, netcode_mio::Family::V4, buffers, received)
+    #[cfg(unix)]
+    fn descriptor(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        Some(std::os::fd::AsFd::as_fd(&self.0))
     }
 }
 
 /// A registered mio socket with only the two required methods of
-/// `transport::Socket`, so the trait's defaults send and receive one
-/// datagram per system call: the one-per-call row.
+/// `transport::Socket` and no descriptor, so the host sends and receives
+/// one datagram per system call: the one-per-call row.
 #[derive(Debug)]
 pub(super) struct PerCallSocket(pub(super) UdpSocket);
 
