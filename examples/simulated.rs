@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use netcode_examples::{no_arguments, run_program};
+use netcode_proto::Instant;
 use netcode_proto::client::{ClientEvent, ClientState};
 use netcode_proto::server::HeapStorage;
 use netcode_proto::sim::{SimConfig, World};
@@ -122,7 +123,7 @@ fn run() -> Result<(), String> {
 
 /// Prints and forgets the client's state changes and the server's events,
 /// with the simulated time since `start`.
-fn print_events(world: &mut World, client: usize, start: Duration) {
+fn print_events(world: &mut World, client: usize, start: Instant) {
     let seconds = (world.now - start).as_secs_f64();
     for event in world.clients[client].events.drain(..) {
         let ClientEvent::StateChanged { from, to } = event;

@@ -25,7 +25,7 @@ const FRAME: Duration = Duration::from_millis(100);
 struct Soak {
     world: World,
     /// The world's time when the soak began.
-    start: Duration,
+    start: netcode_proto::Instant,
     server_address: SocketAddr,
     next_id: u64,
     connections: u64,

@@ -22,6 +22,7 @@
 //!   ChaCha20-Poly1305 open of the same 100 bytes with a prepared key: the
 //!   floor).
 
+use netcode_proto::Instant;
 use std::hint::black_box;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -51,7 +52,7 @@ impl Refused {
     fn handle(&mut self, buffer: &mut [u8; MAX_PACKET_BYTES]) {
         buffer[..self.len].copy_from_slice(&self.request[..self.len]);
         let read = self.server.handle(
-            Duration::ZERO,
+            Instant::ZERO,
             self.from,
             &mut buffer[..self.len],
             &mut Discard::default(),
@@ -80,7 +81,7 @@ fn full_history(slots: usize) -> Refused {
         let (mut request, n) = request_bytes(&token_bytes(i as u64 + 1, &mut rng));
         let from = client_address(i);
         server.handle(
-            Duration::ZERO,
+            Instant::ZERO,
             from,
             &mut request[..n],
             &mut Discard::default(),
@@ -114,7 +115,7 @@ fn full_mappings(slots: usize) -> Refused {
     let mut server = Server::new(config, storage).expect("proportional storage");
     server
         .start(
-            Duration::ZERO,
+            Instant::ZERO,
             netcode_bench::UNIX_STARTED,
             slots,
             &mut rng,
@@ -124,7 +125,7 @@ fn full_mappings(slots: usize) -> Refused {
     for i in 0..mappings {
         let (mut request, n) = request_bytes(&token_bytes(i as u64 + 1, &mut rng));
         server.handle(
-            Duration::ZERO,
+            Instant::ZERO,
             client_address(i),
             &mut request[..n],
             &mut Discard::default(),
@@ -134,7 +135,7 @@ fn full_mappings(slots: usize) -> Refused {
     let from = client_address(mappings);
     let mut first = request;
     server.handle(
-        Duration::ZERO,
+        Instant::ZERO,
         from,
         &mut first[..len],
         &mut Discard::default(),

@@ -21,6 +21,7 @@
 pub mod count;
 pub mod peers;
 
+use netcode_proto::Instant;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
@@ -177,7 +178,7 @@ pub fn server(slots: usize, rng: &mut SeededRng) -> Server<HeapStorage> {
 pub fn restart(server: &mut Server<HeapStorage>, slots: usize, rng: &mut SeededRng) {
     server
         .start(
-            Duration::ZERO,
+            Instant::ZERO,
             UNIX_STARTED,
             slots,
             rng,
@@ -191,9 +192,9 @@ pub fn request_bytes(token: &[u8; CONNECT_TOKEN_BYTES]) -> ([u8; MAX_PACKET_BYTE
     let mut client = Client::new();
     let mut out = Last::default();
     client
-        .connect(Duration::ZERO, token, &mut out)
+        .connect(Instant::ZERO, token, &mut out)
         .expect("a valid token");
-    client.update(Duration::ZERO, &mut out);
+    client.update(Instant::ZERO, &mut out);
     assert_eq!(out.sent, 1, "one connection request");
     out.take()
 }
@@ -210,7 +211,7 @@ pub fn handshake(
     client: &mut Client,
     address: SocketAddr,
     token: &[u8; CONNECT_TOKEN_BYTES],
-    now: Duration,
+    now: Instant,
     to_server: &mut Last,
     to_client: &mut Last,
 ) {
@@ -237,7 +238,7 @@ pub struct Connected {
     /// The clients; client `i` is at [`client_address`]`(i)`.
     pub clients: Vec<Client>,
     /// The world's monotonic time once every client was connected.
-    pub now: Duration,
+    pub now: Instant,
     /// The world's unix time then.
     pub unix: u64,
 }
@@ -291,7 +292,7 @@ pub type TickDatagram = ([u8; 160], usize);
 /// measures); client `i`'s datagram lands in `datagrams[i]`.
 pub fn send_from_each(
     clients: &mut [Client],
-    now: Duration,
+    now: Instant,
     data: &[u8],
     datagrams: &mut [TickDatagram],
 ) {

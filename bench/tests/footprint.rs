@@ -5,6 +5,7 @@
 //! netcode-proto must allocate nothing per packet, on either side; the
 //! peers' counts are printed for comparison, not asserted.
 
+use netcode_proto::Instant;
 use std::mem::size_of;
 use std::time::Duration;
 
@@ -162,7 +163,7 @@ fn netcode_proto_allocates_nothing_per_packet() {
     rows.push((
         "handshake, token to connected (both sides)",
         per_call(tokens.len() as u64, || {
-            let now = Duration::from_millis(101 * i as u64);
+            let now = Instant::from_millis(101 * i as u64);
             handshake(
                 &mut fresh,
                 &mut clients[i],

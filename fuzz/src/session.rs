@@ -9,9 +9,9 @@
 //! and a token history of 6 entries for 8 tokens, so that a handful of
 //! requests fills the mappings or the history.
 
+use netcode_proto::Instant;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use netcode_proto::ConnectToken;
 use netcode_proto::client::{Client, ClientState};
@@ -109,7 +109,7 @@ pub struct Snapshot {
     /// The client.
     pub client: Client,
     /// The world's time then.
-    pub now: Duration,
+    pub now: Instant,
 }
 
 /// The session, built once.
@@ -119,7 +119,7 @@ pub struct Session {
     /// [`CLIENT_ADDRESS`] (token 0).
     pub server: Server<HeapStorage>,
     /// Monotonic time at the end of the handshake.
-    pub now: Duration,
+    pub now: Instant,
     /// Unix time then.
     pub unix: u64,
     /// The real client on entering each state of its handshake: sending

@@ -17,6 +17,8 @@
 //!   caller-sized storage, with hash lookups for every per-packet step.
 //! * [`io`]: the [`io::Output`] trait both push datagrams and events into.
 //! * [`stats`]: counters per packet type and per drop reason.
+//! * [`time`]: [`Instant`], a point on the caller's monotonic clock, apart
+//!   from the spans (`Duration`) between points.
 //! * [`timing`]: the send interval and every other timing rule, once.
 //! * `sim` (feature `sim`): a deterministic network simulator for tests.
 //!
@@ -80,6 +82,7 @@ pub mod session;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod stats;
+pub mod time;
 pub mod timing;
 pub mod token;
 
@@ -88,6 +91,7 @@ pub use packet::{Packet, PacketError, PacketType, read_packet, write_packet};
 /// The RNG traits of the version this crate takes (`CryptoRng` arguments).
 pub use rand_core;
 pub use replay::ReplayProtection;
+pub use time::Instant;
 pub use token::{ConnectToken, PrivateConnectToken, generate_connect_token};
 
 /// The README's examples, compiled and run as doc tests.

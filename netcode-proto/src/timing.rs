@@ -11,6 +11,8 @@
 
 use core::time::Duration;
 
+use crate::time::Instant;
+
 /// How often connection requests, responses and keep-alives are sent: 10 Hz,
 /// as in the reference.
 pub const PACKET_SEND_INTERVAL: Duration = Duration::from_millis(100);
@@ -51,9 +53,9 @@ pub(crate) fn restart_floor(since: u64, lifetime: u64) -> u64 {
     since.saturating_add(lifetime).saturating_add(1)
 }
 
-/// `base + delta`, saturating at the largest representable time.
-pub(crate) fn after(base: Duration, delta: Duration) -> Duration {
-    base.checked_add(delta).unwrap_or(Duration::MAX)
+/// `base + delta`, saturating at the end of time.
+pub(crate) fn after(base: Instant, delta: Duration) -> Instant {
+    base.saturating_add(delta)
 }
 
 /// How a deadline is compared with "now". The reference is strict on the
@@ -80,7 +82,7 @@ impl Due {
 
     /// The first time at which [`holds`](Self::holds) is true: one
     /// nanosecond past a strict deadline, the deadline itself otherwise.
-    pub(crate) fn earliest(self, deadline: Duration) -> Duration {
+    pub(crate) fn earliest(self, deadline: Instant) -> Instant {
         match self {
             Self::After => after(deadline, Duration::from_nanos(1)),
             Self::AtOrAfter => deadline,
@@ -106,15 +108,15 @@ pub(crate) const MAPPING_EXPIRY: Due = Due::After;
 
 /// When the send interval since `last_send` is over, for [`CLIENT_SEND`]
 /// and [`SERVER_KEEP_ALIVE`].
-pub(crate) fn next_send(last_send: Duration) -> Duration {
+pub(crate) fn next_send(last_send: Instant) -> Instant {
     after(last_send, PACKET_SEND_INTERVAL)
 }
 
 /// Whether a connection attempt that started at `start` has outlived its
 /// connect token's `lifetime` at `now` (inclusive, and no elapsed time
 /// before the start).
-pub(crate) fn token_expired(start: Duration, lifetime: Duration, now: Duration) -> bool {
-    now.saturating_sub(start) >= lifetime
+pub(crate) fn token_expired(start: Instant, lifetime: Duration, now: Instant) -> bool {
+    now.saturating_duration_since(start) >= lifetime
 }
 
 /// The timeout a connect token carries, in seconds, and the two ways the
@@ -164,7 +166,7 @@ mod tests {
 
     #[test]
     fn strict_and_inclusive_deadlines() {
-        let d = Duration::from_millis(100);
+        let d = Instant::from_millis(100);
         let tick = Duration::from_nanos(1);
         assert!(!Due::After.holds(d, d));
         assert!(Due::After.holds(d, d + tick));
@@ -174,7 +176,7 @@ mod tests {
             let first = due.earliest(d);
             assert!(due.holds(d, first) && !due.holds(d, first - tick));
         }
-        assert_eq!(Due::After.earliest(Duration::MAX), Duration::MAX);
+        assert_eq!(Due::After.earliest(Instant::MAX), Instant::MAX);
     }
 
     #[test]
@@ -192,10 +194,10 @@ mod tests {
 
     #[test]
     fn token_expiry_is_inclusive_and_never_before_the_start() {
-        let s = Duration::from_secs(10);
+        let s = Instant::from_secs(10);
         let l = Duration::from_secs(30);
         assert!(!token_expired(s, l, s + l - Duration::from_nanos(1)));
         assert!(token_expired(s, l, s + l));
-        assert!(!token_expired(s, l, Duration::ZERO));
+        assert!(!token_expired(s, l, Instant::ZERO));
     }
 }

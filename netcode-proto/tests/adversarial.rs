@@ -3,6 +3,7 @@
 //! crashes, nothing corrupts a session, nothing takes a slot, and the server
 //! never answers with more bytes than it received.
 
+use netcode_proto::Instant;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -158,7 +159,7 @@ fn every_single_bit_flip_of_captured_packets_is_dropped_without_effect() {
 struct Recorder<'a> {
     sim: &'a mut netcode_proto::sim::NetworkSimulator,
     from: SocketAddr,
-    now: Duration,
+    now: Instant,
     sizes: Vec<usize>,
     events: &'a mut Vec<ServerEvent>,
 }
@@ -187,7 +188,7 @@ fn the_server_never_answers_with_more_bytes_than_it_received() {
     let (mut answered, mut largest_answer) = (0, 0);
     for frame in 0..400 {
         w.now += FRAME;
-        w.unix = UNIX_START + (w.now.as_secs() - 1000);
+        w.unix = UNIX_START + (w.now.since_epoch().as_secs() - 1000);
         let now = w.now;
         while let Some(mut d) = w.sim.receive_any(now) {
             if d.to != server {

@@ -3,6 +3,7 @@
 //! same input with the same bytes, events and counters as the original did,
 //! and restoring over storage of the same sizes allocates nothing.
 
+use netcode_proto::Instant;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -40,7 +41,7 @@ impl Output<ServerEvent> for Recorded {
 struct Script {
     from: SocketAddr,
     datagram: Vec<u8>,
-    now: Duration,
+    now: Instant,
     unix: u64,
 }
 

@@ -1,8 +1,8 @@
 //! The client and server never allocate while handling packets, updating or
 //! sending: a counting global allocator watches a whole session after setup.
 
+use netcode_proto::Instant;
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use netcode_proto::Key;
 use netcode_proto::client::{Client, ClientState};
@@ -82,14 +82,14 @@ fn handle_update_and_send_allocate_nothing() {
         // Started the second before the token was minted: the restart
         // rule refuses tokens minted in the start second.
         server
-            .start(Duration::ZERO, unix - 1, 16, &mut rng, &mut to_client)
+            .start(Instant::ZERO, unix - 1, 16, &mut rng, &mut to_client)
             .unwrap();
         client
-            .connect(Duration::ZERO, &token, &mut to_server)
+            .connect(Instant::ZERO, &token, &mut to_server)
             .unwrap();
         let mut received = 0;
         for frame in 1..200u64 {
-            let now = Duration::from_millis(frame * 50);
+            let now = Instant::from_millis(frame * 50);
             for i in 0..to_server.count {
                 let (_, mut bytes, n) = to_server.datagrams[i];
                 if let Some((index, payload)) =
@@ -118,8 +118,8 @@ fn handle_update_and_send_allocate_nothing() {
             let _ = client.next_deadline();
             let _ = server.next_deadline();
         }
-        client.disconnect(Duration::from_secs(11), &mut to_server);
-        server.stop(Duration::from_secs(11), &mut to_client);
+        client.disconnect(Instant::from_secs(11), &mut to_server);
+        server.stop(Instant::from_secs(11), &mut to_client);
         received
     });
 

@@ -18,7 +18,7 @@ pub use netcode_proto::token::{ConnectToken, TokenError};
 
 pub use crate::address::{AddressParseError, ToAddress, parse_address};
 pub use crate::client::ClientConfig;
-pub use crate::clock::MAX_TIME_STEP;
+pub use crate::clock::{HostTime, MAX_TIME_STEP};
 pub use crate::error::{ConnectError, CreateError, Family};
 pub use crate::packet::ReceivedPacket;
 pub use crate::random::{RandomError, generate_key, random_client_id};

@@ -28,7 +28,7 @@ use netcode_proto::PacketType;
 use netcode_proto::packet::PacketError;
 use netcode_proto::stats::{DropReason, DroppedDatagram};
 
-use crate::clock::TimeAnomaly;
+use crate::clock::{HostTime, TimeAnomaly};
 
 /// The target every line of this crate is logged under.
 pub(crate) const TARGET: &str = "netcode";
@@ -133,7 +133,7 @@ impl DropLog {
     }
 
     /// Logs a time anomaly, at most once a second.
-    pub(crate) fn clock(&mut self, seconds: f64, anomaly: TimeAnomaly) {
+    pub(crate) fn clock(&mut self, time: HostTime, anomaly: TimeAnomaly) {
         if !log::log_enabled!(target: TARGET, log::Level::Warn) {
             return;
         }
@@ -150,7 +150,14 @@ impl DropLog {
             TimeAnomaly::Backward => "is earlier than the previous one: the clock stood still",
             TimeAnomaly::Jump => "jumps forward more than MAX_TIME_STEP: counted as that",
         };
-        log::warn!(target: TARGET, "update time {seconds} {what}");
+        match time {
+            HostTime::Seconds(seconds) => {
+                log::warn!(target: TARGET, "update time {seconds} {what}");
+            }
+            HostTime::Instant(instant) => {
+                log::warn!(target: TARGET, "update instant {instant:?} {what}");
+            }
+        }
     }
 }
 

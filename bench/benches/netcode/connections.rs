@@ -3,7 +3,7 @@
 //! "Connection request packet", "Server-side connection process").
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use criterion::Criterion;
 use netcode_bench::count::in_batches;
@@ -83,7 +83,7 @@ pub(crate) fn request_to_challenge(c: &mut Criterion) {
                 let start = Instant::now();
                 for (i, (request, n)) in batch.iter_mut().enumerate() {
                     server.handle(
-                        Duration::ZERO,
+                        netcode_proto::Instant::ZERO,
                         client_address(i),
                         &mut request[..*n],
                         &mut out,
@@ -148,7 +148,7 @@ pub(crate) fn garbage_request(c: &mut Criterion) {
             // A rejected request leaves the buffer as it was: no copy needed.
             let mut datagram = ours_bytes.clone();
             b.iter(|| {
-                let result = server.handle(Duration::ZERO, address, &mut datagram, &mut out);
+                let result = server.handle(netcode_proto::Instant::ZERO, address, &mut datagram, &mut out);
                 black_box(result.is_some())
             });
             assert_eq!(out.sent, 0);
@@ -185,7 +185,7 @@ pub(crate) fn handshake_bench(c: &mut Criterion) {
                 let mut clients: Vec<Client> = (0..k).map(|_| Client::new()).collect();
                 let start = Instant::now();
                 for (i, client) in clients.iter_mut().enumerate() {
-                    let now = Duration::from_millis(101 * i as u64);
+                    let now = netcode_proto::Instant::from_millis(101 * i as u64);
                     handshake(
                         &mut server,
                         client,

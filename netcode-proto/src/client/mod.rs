@@ -19,6 +19,8 @@ pub use state::ClientState;
 use core::net::SocketAddr;
 use core::time::Duration;
 
+use crate::time::Instant;
+
 use crate::address::same_endpoint;
 use crate::constants::{CHALLENGE_TOKEN_BYTES, MAX_ENCRYPTED_PACKET_BYTES, is_payload_size};
 use crate::io::Output;
@@ -73,10 +75,10 @@ impl core::error::Error for LoopbackError {}
 struct Attempt {
     server_index: usize,
     server_address: SocketAddr,
-    start: Duration,
+    start: Instant,
     /// `None` until the first packet to this address: send at the next update.
-    last_send: Option<Duration>,
-    last_receive: Duration,
+    last_send: Option<Instant>,
+    last_receive: Instant,
     challenge_sequence: u64,
     challenge_token: [u8; CHALLENGE_TOKEN_BYTES],
     /// Set by a denied or disconnect packet; acted on by the next update.
@@ -172,7 +174,7 @@ impl Client {
     /// [`update`](Self::update).
     pub fn connect<O: Output<ClientEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         connect_token: &[u8],
         out: &mut O,
     ) -> Result<(), TokenError> {
@@ -198,7 +200,7 @@ impl Client {
     /// [`stats`](Self::stats).
     pub fn handle<'b, O: Output<ClientEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         from: SocketAddr,
         datagram: &'b mut [u8],
         out: &mut O,
@@ -214,7 +216,7 @@ impl Client {
 
     fn process<'b, O: Output<ClientEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         from: SocketAddr,
         datagram: &'b mut [u8],
         out: &mut O,
@@ -281,7 +283,7 @@ impl Client {
     /// Advances time: sends what is due, then applies token expiry, pending
     /// denials and disconnects, and timeouts, in the reference's order.
     /// Handle the datagrams that arrived first.
-    pub fn update<O: Output<ClientEvent>>(&mut self, now: Duration, out: &mut O) {
+    pub fn update<O: Output<ClientEvent>>(&mut self, now: Instant, out: &mut O) {
         if self.loopback || !self.state.is_active() {
             return;
         }
@@ -332,7 +334,7 @@ impl Client {
     /// When [`update`](Self::update) next has something to do, or `None`
     /// while idle. An event loop can sleep until then (or until a datagram
     /// arrives).
-    pub fn next_deadline(&self) -> Option<Duration> {
+    pub fn next_deadline(&self) -> Option<Instant> {
         if self.loopback || !self.state.is_active() {
             return None;
         }
@@ -360,7 +362,7 @@ impl Client {
     /// Sends one payload of 1 to 1200 bytes to the server, right away.
     pub fn send_payload<O: Output<ClientEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         payload: &[u8],
         out: &mut O,
     ) -> Result<Sent, SendError> {
@@ -385,7 +387,7 @@ impl Client {
     /// Disconnects: from a connecting or connected state, sends 10 redundant
     /// disconnect packets, then forgets the connection and moves to
     /// [`ClientState::Disconnected`]. Does nothing when already idle.
-    pub fn disconnect<O: Output<ClientEvent>>(&mut self, now: Duration, out: &mut O) {
+    pub fn disconnect<O: Output<ClientEvent>>(&mut self, now: Instant, out: &mut O) {
         if self.loopback {
             self.disconnect_loopback(out);
             return;
@@ -446,7 +448,7 @@ impl Client {
         Ok(Payload { sequence, data })
     }
 
-    fn send_due<O: Output<ClientEvent>>(&mut self, now: Duration, out: &mut O) {
+    fn send_due<O: Output<ClientEvent>>(&mut self, now: Instant, out: &mut O) {
         let Some(attempt) = &self.attempt else { return };
         if let Some(last_send) = attempt.last_send
             && !CLIENT_SEND.holds(next_send(last_send), now)
@@ -489,7 +491,7 @@ impl Client {
     /// requests included, takes a sequence number.
     fn send_packet<O: Output<ClientEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         packet: &Packet<'_>,
         out: &mut O,
     ) {
@@ -514,7 +516,7 @@ impl Client {
         attempt.last_send = Some(now);
     }
 
-    fn begin_attempt(&mut self, now: Duration, server_index: usize, server_address: SocketAddr) {
+    fn begin_attempt(&mut self, now: Instant, server_index: usize, server_address: SocketAddr) {
         self.attempt = Some(Attempt {
             server_index,
             server_address,
@@ -530,7 +532,7 @@ impl Client {
 
     /// Moves on to the token's next server address, if there is one. The
     /// sequence, client index and max clients carry over, as in the reference.
-    fn try_next_server<O: Output<ClientEvent>>(&mut self, now: Duration, out: &mut O) -> bool {
+    fn try_next_server<O: Output<ClientEvent>>(&mut self, now: Instant, out: &mut O) -> bool {
         let (Some(token), Some(attempt)) = (&self.token, &self.attempt) else {
             return false;
         };

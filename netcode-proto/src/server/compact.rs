@@ -10,8 +10,8 @@
 //! * [`Link`]: an optional table index in 4 bytes instead of 8.
 //! * [`Nanos`]: a monotonic time in 8 bytes instead of a `Duration`'s 16.
 
+use crate::time::Instant;
 use core::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
-use core::time::Duration;
 
 const NO_FAMILY: u8 = 0;
 const V4: u8 = 4;
@@ -108,8 +108,8 @@ impl Nanos {
     /// The end of time, standing for "never".
     pub(crate) const NEVER: Self = Self(u64::MAX);
 
-    pub(crate) fn new(time: Duration) -> Self {
-        Self(u64::try_from(time.as_nanos()).unwrap_or(u64::MAX))
+    pub(crate) fn new(time: Instant) -> Self {
+        Self(u64::try_from(time.since_epoch().as_nanos()).unwrap_or(u64::MAX))
     }
 
     /// `self + seconds`, saturating.
@@ -151,9 +151,9 @@ mod tests {
     fn links_and_times() {
         assert_eq!(Link::NONE.get(), None);
         assert_eq!(Link::to(7).get(), Some(7));
-        assert_eq!(Nanos::new(Duration::MAX), Nanos::NEVER);
+        assert_eq!(Nanos::new(Instant::MAX), Nanos::NEVER);
         assert_eq!(
-            Nanos::new(Duration::from_secs(2)),
+            Nanos::new(Instant::from_secs(2)),
             Nanos::ZERO.after_seconds(2)
         );
         assert_eq!(Nanos::NEVER.after_seconds(1), Nanos::NEVER);

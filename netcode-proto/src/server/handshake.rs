@@ -3,8 +3,8 @@
 //! challenge, and the slot a response takes (STANDARD.md: *Processing
 //! Connection Requests*, *Processing Connection Response Packets*).
 
+use crate::time::Instant;
 use core::net::SocketAddr;
-use core::time::Duration;
 
 use super::history::Record;
 use super::tables::TokenLookup;
@@ -31,7 +31,7 @@ pub(super) struct Admission<'a> {
 impl<S: ServerStorage> Server<S> {
     pub(super) fn process_request<O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         from: SocketAddr,
         request: &ConnectionRequest,
         out: &mut O,
@@ -107,7 +107,7 @@ impl<S: ServerStorage> Server<S> {
     /// and a challenge.
     pub(super) fn answer_request<O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         request: &Admission<'_>,
         entry: u32,
         out: &mut O,
@@ -147,7 +147,7 @@ impl<S: ServerStorage> Server<S> {
 
     pub(super) fn process_response<O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         from: SocketAddr,
         mapping: Option<usize>,
         response: &ChallengePacket<'_>,
@@ -179,7 +179,7 @@ impl<S: ServerStorage> Server<S> {
 
     fn connect_slot<O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         index: usize,
         address: SocketAddr,
         mapping: usize,

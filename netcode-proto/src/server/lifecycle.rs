@@ -2,7 +2,7 @@
 //! Restarts*: the global sequence at 2^63 on every start, and the restart
 //! rule's floor on connect token expiry).
 
-use core::time::Duration;
+use crate::time::Instant;
 
 use rand_core::CryptoRng;
 
@@ -27,7 +27,7 @@ impl<S: ServerStorage> Server<S> {
     /// [`start_restored`](Self::start_restored) is the other way to start).
     pub fn start<R: CryptoRng + ?Sized, O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         unix_seconds: u64,
         max_clients: usize,
         rng: &mut R,
@@ -46,7 +46,7 @@ impl<S: ServerStorage> Server<S> {
     /// rule's floor.
     pub(super) fn begin<R: CryptoRng + ?Sized, O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         unix_seconds: u64,
         max_clients: usize,
         min_expire_timestamp: u64,
@@ -81,7 +81,7 @@ impl<S: ServerStorage> Server<S> {
 
     /// Disconnects every client (network clients get disconnect packets)
     /// and closes the slots. The token history and mappings are forgotten.
-    pub fn stop<O: Output<ServerEvent>>(&mut self, now: Duration, out: &mut O) {
+    pub fn stop<O: Output<ServerEvent>>(&mut self, now: Instant, out: &mut O) {
         if !self.running {
             return;
         }

@@ -2,7 +2,7 @@
 //! once, with no packets, mappings, keep-alives or timeouts (BEHAVIOR.md
 //! section 5; loopback is not part of STANDARD.md's wire protocol).
 
-use core::time::Duration;
+use crate::time::Instant;
 
 use super::{ClientSlot, DisconnectReason, Server, ServerError, ServerEvent, ServerStorage};
 use crate::constants::{USER_DATA_BYTES, is_payload_size};
@@ -73,7 +73,7 @@ impl<S: ServerStorage> Server<S> {
     /// Accepts a payload the in-process client of loopback slot `index` sent.
     pub fn receive_loopback_payload<'b>(
         &mut self,
-        now: Duration,
+        now: Instant,
         index: usize,
         data: &'b [u8],
         sequence: u64,

@@ -3,7 +3,7 @@
 //! (STANDARD.md: *Processing Connection Requests*, "Add an encryption
 //! mapping ...").
 
-use core::time::Duration;
+use crate::time::Instant;
 
 use super::compact::{Endpoint, Link, Nanos};
 use super::expiry::HeapEntry;
@@ -61,7 +61,7 @@ impl Mapping {
 
     /// Whether the mapping has lapsed at `now`: silent for longer than its
     /// timeout, or past its absolute expiry (the reference's strict tests).
-    pub(crate) fn expired(&self, now: Duration) -> bool {
+    pub(crate) fn expired(&self, now: Instant) -> bool {
         let now = Nanos::new(now);
         let silent = self
             .timeout

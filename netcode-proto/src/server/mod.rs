@@ -69,8 +69,8 @@ pub use storage::{
     MIN_MAPPINGS, MIN_TOKENS, ServerStorage, TOKEN_BUCKETS_PER_SLOT, TOKENS_PER_SLOT, Tables,
 };
 
+use crate::time::Instant;
 use core::net::SocketAddr;
-use core::time::Duration;
 
 use crate::constants::{SERVER_GLOBAL_SEQUENCE_BASE, USER_DATA_BYTES};
 use crate::crypto::Key;
@@ -92,7 +92,7 @@ pub struct Server<S: ServerStorage> {
     challenge_sequence: u64,
     global_sequence: u64,
     min_expire_timestamp: u64,
-    time: Duration,
+    time: Instant,
     unix_time: u64,
     hasher: Hasher,
     live: Occupancy,
@@ -101,7 +101,7 @@ pub struct Server<S: ServerStorage> {
     /// Counts starts, so a [`PersistRequest`] from an earlier run is told
     /// apart.
     run: u32,
-    deadline: Option<Duration>,
+    deadline: Option<Instant>,
     stats: Stats,
 }
 
@@ -139,7 +139,7 @@ impl<S: ServerStorage> Server<S> {
             challenge_sequence: 0,
             global_sequence: SERVER_GLOBAL_SEQUENCE_BASE,
             min_expire_timestamp: 0,
-            time: Duration::ZERO,
+            time: Instant::ZERO,
             unix_time: 0,
             hasher: Hasher::new(0, 0),
             live: Occupancy::default(),
@@ -263,7 +263,7 @@ impl<S: ServerStorage> Server<S> {
     /// When [`update`](Self::update) next has a keep-alive to send or a
     /// timeout to apply, or `None` while nothing is pending. It may be
     /// early (after payloads postponed a keep-alive), never late.
-    pub fn next_deadline(&self) -> Option<Duration> {
+    pub fn next_deadline(&self) -> Option<Instant> {
         self.deadline
     }
 }

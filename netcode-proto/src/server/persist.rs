@@ -50,8 +50,8 @@
 //! client asks the backend for a new token, as it does whenever a token is
 //! refused.
 
+use crate::time::Instant;
 use core::net::SocketAddr;
-use core::time::Duration;
 
 use rand_core::CryptoRng;
 
@@ -200,7 +200,7 @@ impl<S: ServerStorage> Server<S> {
     /// is [`RestoredHistory::unexpired`]).
     pub fn start_restored<R: CryptoRng + ?Sized, O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         unix_seconds: u64,
         max_clients: usize,
         rng: &mut R,
@@ -243,7 +243,7 @@ impl<S: ServerStorage> Server<S> {
     /// running, is ignored.
     pub fn token_persisted<O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         request: PersistRequest,
         outcome: PersistOutcome,
         out: &mut O,

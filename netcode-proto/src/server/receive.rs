@@ -3,8 +3,8 @@
 //! client it came from (STANDARD.md: *Reading Encrypted Packets*,
 //! *Connected Clients*).
 
+use crate::time::Instant;
 use core::net::SocketAddr;
-use core::time::Duration;
 
 use super::{DisconnectReason, Server, ServerEvent, ServerStorage, compact};
 use crate::io::Output;
@@ -24,7 +24,7 @@ impl<S: ServerStorage> Server<S> {
     /// [`ServerEvent::ClientConnected`].
     pub fn handle<'b, O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         from: SocketAddr,
         datagram: &'b mut [u8],
         out: &mut O,
@@ -41,7 +41,7 @@ impl<S: ServerStorage> Server<S> {
 
     fn process<'b, O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         from: SocketAddr,
         datagram: &'b mut [u8],
         out: &mut O,

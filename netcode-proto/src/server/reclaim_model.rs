@@ -10,6 +10,7 @@
 //! entries one at a time (and expired history entries eagerly, as `update`
 //! does).
 
+use crate::time::Instant;
 use core::net::SocketAddr;
 use core::time::Duration;
 
@@ -39,8 +40,8 @@ struct ModelToken {
 struct ModelMapping {
     address: usize,
     timeout: i32,
-    expire: Option<Duration>,
-    last_access: Duration,
+    expire: Option<Instant>,
+    last_access: Instant,
     owned: bool,
     /// The token whose request added or last refreshed it.
     token: usize,
@@ -48,7 +49,7 @@ struct ModelMapping {
 
 impl ModelMapping {
     /// The reference's strict tests, as the former tables applied them.
-    fn expired(&self, now: Duration) -> bool {
+    fn expired(&self, now: Instant) -> bool {
         let silent =
             self.timeout > 0 && self.last_access + Duration::from_secs(self.timeout as u64) < now;
         silent || self.expire.is_some_and(|e| e < now)
@@ -91,7 +92,7 @@ impl Model {
         }
     }
 
-    fn add_mapping(&mut self, address: usize, timeout: i32, token: usize, now: Duration) -> bool {
+    fn add_mapping(&mut self, address: usize, timeout: i32, token: usize, now: Instant) -> bool {
         let existing = self
             .mappings
             .iter_mut()
@@ -127,7 +128,7 @@ impl Model {
 
     /// The mapping a packet from `address` would be read with: its
     /// client's, or a pending one that has not lapsed.
-    fn live(&self, address: usize, now: Duration) -> Option<ModelMapping> {
+    fn live(&self, address: usize, now: Instant) -> Option<ModelMapping> {
         self.mappings
             .iter()
             .flatten()
@@ -172,11 +173,11 @@ fn full_tables_give_the_answers_of_the_former_scans() {
         let token_timeouts: [i32; TOKENS] =
             core::array::from_fn(|_| timeouts[next() as usize % timeouts.len()]);
         let key = Key::from_bytes([1; 32]);
-        let mut now = Duration::ZERO;
+        let mut now = Instant::ZERO;
         let mut requests = [0usize; 4];
         for _ in 0..3000 {
             now += Duration::from_millis(next() % 300);
-            let unix = unix_start + now.as_secs();
+            let unix = unix_start + now.since_epoch().as_secs();
             let a = next() as usize % ADDRESSES;
             let from = address(a);
             match next() % 8 {

@@ -3,8 +3,8 @@
 //! sequence, and challenges and denials from the global sequence
 //! (STANDARD.md: *Connected Clients*, *Nonce Reuse and Server Restarts*).
 
+use crate::time::Instant;
 use core::net::SocketAddr;
-use core::time::Duration;
 
 use super::{Server, ServerEvent, ServerStorage, compact};
 use crate::constants::{MAX_ENCRYPTED_PACKET_BYTES, is_payload_size};
@@ -18,7 +18,7 @@ impl<S: ServerStorage> Server<S> {
     /// confirms its connection, a keep-alive goes first so it learns its slot.
     pub fn send_payload<O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         index: usize,
         payload: &[u8],
         out: &mut O,
@@ -55,7 +55,7 @@ impl<S: ServerStorage> Server<S> {
 
     pub(super) fn send_keep_alive<O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         index: usize,
         out: &mut O,
     ) {
@@ -69,7 +69,7 @@ impl<S: ServerStorage> Server<S> {
     /// Sends a packet to a connected slot with its key and next sequence.
     pub(super) fn send_to_slot<O: Output<ServerEvent>>(
         &mut self,
-        now: Duration,
+        now: Instant,
         index: usize,
         packet: &Packet<'_>,
         out: &mut O,

@@ -4,6 +4,8 @@
 use core::net::SocketAddr;
 use core::time::Duration;
 
+use crate::time::Instant;
+
 use crate::constants::USER_DATA_BYTES;
 use crate::crypto::OpeningKey;
 use crate::replay::ReplayProtection;
@@ -51,8 +53,8 @@ pub struct ClientSlot {
     pub(crate) client_id: u64,
     pub(crate) address: Option<SocketAddr>,
     pub(crate) sequence: u64,
-    pub(crate) last_send: Duration,
-    pub(crate) last_receive: Duration,
+    pub(crate) last_send: Instant,
+    pub(crate) last_receive: Instant,
     pub(crate) timeout: Option<Duration>,
     pub(crate) mapping: Option<u32>,
     /// The mapping's receive key, set up once at connect.
@@ -71,8 +73,8 @@ impl ClientSlot {
         client_id: 0,
         address: None,
         sequence: 0,
-        last_send: Duration::ZERO,
-        last_receive: Duration::ZERO,
+        last_send: Instant::ZERO,
+        last_receive: Instant::ZERO,
         timeout: None,
         mapping: None,
         receive_key: None,

@@ -7,8 +7,8 @@
 //! the connect token history) and *Processing Connection Response Packets*
 //! (the free slot).
 
+use crate::time::Instant;
 use core::net::SocketAddr;
-use core::time::Duration;
 
 use super::compact::{Endpoint, Link, Nanos};
 use super::expiry;
@@ -137,7 +137,7 @@ impl Tables<'_> {
         &mut self,
         live: &mut Occupancy,
         hasher: &Hasher,
-        now: Duration,
+        now: Instant,
         address: SocketAddr,
         send_key: &Key,
         receive_key: &Key,
@@ -196,7 +196,7 @@ impl Tables<'_> {
         &mut self,
         live: &mut Occupancy,
         hasher: &Hasher,
-        now: Duration,
+        now: Instant,
     ) -> Option<usize> {
         if let Some(i) = expiry::first_free(self.mappings, live.mappings) {
             return Some(i);

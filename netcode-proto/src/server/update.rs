@@ -3,7 +3,7 @@
 //! disconnects with their redundant packets (STANDARD.md: *Connected
 //! Clients*).
 
-use core::time::Duration;
+use crate::time::Instant;
 
 use super::{DisconnectReason, Server, ServerEvent, ServerStorage};
 use crate::io::Output;
@@ -22,12 +22,7 @@ impl<S: ServerStorage> Server<S> {
     /// expired must stay expired, or it could start a second session under
     /// the same keys. A clock that leaps forward by mistake therefore makes
     /// the server refuse tokens as expired until real time catches up.
-    pub fn update<O: Output<ServerEvent>>(
-        &mut self,
-        now: Duration,
-        unix_seconds: u64,
-        out: &mut O,
-    ) {
+    pub fn update<O: Output<ServerEvent>>(&mut self, now: Instant, unix_seconds: u64, out: &mut O) {
         self.time = now;
         self.unix_time = self.unix_time.max(unix_seconds);
         if !self.running {
@@ -37,7 +32,7 @@ impl<S: ServerStorage> Server<S> {
         self.storage
             .tables()
             .free_expired_tokens(&mut self.live, &hasher, self.unix_time);
-        let mut deadline: Option<Duration> = None;
+        let mut deadline: Option<Instant> = None;
         for index in 0..self.max_clients {
             let slot = &self.storage.slots()[index];
             if !slot.connected || slot.loopback {

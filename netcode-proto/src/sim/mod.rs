@@ -13,7 +13,7 @@
 //! On the way, each datagram may be lost, delayed by a fixed latency plus a
 //! uniform jitter (which reorders datagrams), or duplicated, as set by a
 //! [`SimConfig`]. The simulator never reads a clock: every call takes the
-//! simulated time `now`, a [`Duration`](core::time::Duration) since an arbitrary epoch, and
+//! simulated time `now`, an [`Instant`](crate::Instant) since an arbitrary epoch, and
 //! [`next_delivery_time`](NetworkSimulator::next_delivery_time) tells a test
 //! loop how far it may jump. All randomness comes from a small generator
 //! seeded by the caller, so the same seed and the same calls give the same
@@ -29,6 +29,7 @@
 //! ```
 //! use core::net::SocketAddr;
 //! use core::time::Duration;
+//! use netcode_proto::Instant;
 //! use netcode_proto::io::Output;
 //! use netcode_proto::sim::{NetworkSimulator, SimConfig};
 //!
@@ -41,7 +42,7 @@
 //!     ..SimConfig::default()
 //! };
 //! let mut sim = NetworkSimulator::new(config, 1234);
-//! let mut now = Duration::ZERO;
+//! let mut now = Instant::ZERO;
 //!
 //! // The client sends; in a real test, the protocol core would call `send`
 //! // on the `SimOutput` itself.
@@ -65,7 +66,7 @@
 //! }
 //!
 //! assert_eq!(received_by_client, [b"gnip".to_vec()]);
-//! assert!(now >= Duration::from_millis(80) && now <= Duration::from_millis(120));
+//! assert!(now >= Instant::from_millis(80) && now <= Instant::from_millis(120));
 //! let stats = sim.stats();
 //! assert_eq!(stats.sent, 2);
 //! assert_eq!(stats.delivered, 2);

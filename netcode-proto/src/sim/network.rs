@@ -2,6 +2,7 @@
 //! latency and jitter, duplication, a bound on datagrams in flight), drawn
 //! from a seeded generator so every run is reproducible.
 
+use crate::time::Instant;
 use alloc::vec::Vec;
 use core::net::SocketAddr;
 use core::time::Duration;
@@ -20,7 +21,7 @@ pub struct Delivered {
     pub to: SocketAddr,
     /// The simulated time it became due (never later than the `now` of the
     /// call that returned it).
-    pub at: Duration,
+    pub at: Instant,
     /// The datagram itself, owned, so the receiver can decrypt it in place.
     pub bytes: Vec<u8>,
 }
@@ -68,7 +69,7 @@ impl NetworkSimulator {
     ///
     /// The random draws depend only on the seed and the sequence of calls,
     /// not on how full the network is.
-    pub fn send(&mut self, now: Duration, from: SocketAddr, to: SocketAddr, datagram: &[u8]) {
+    pub fn send(&mut self, now: Instant, from: SocketAddr, to: SocketAddr, datagram: &[u8]) {
         self.stats.sent += 1;
 
         if self.rng.chance(self.config.loss_percent) {
@@ -95,7 +96,7 @@ impl NetworkSimulator {
     ///
     /// Datagrams for one destination come out in order of delivery time,
     /// and those due at the same time in the order they were sent.
-    pub fn receive(&mut self, now: Duration, to: SocketAddr) -> Option<Delivered> {
+    pub fn receive(&mut self, now: Instant, to: SocketAddr) -> Option<Delivered> {
         let (key, datagram) = self.queue.pop_for(now, to)?;
         Some(self.delivered(key, datagram))
     }
@@ -105,7 +106,7 @@ impl NetworkSimulator {
     ///
     /// Datagrams come out in order of delivery time, and those due at the
     /// same time in the order they were sent.
-    pub fn receive_any(&mut self, now: Duration) -> Option<Delivered> {
+    pub fn receive_any(&mut self, now: Instant) -> Option<Delivered> {
         let (key, datagram) = self.queue.pop_any(now)?;
         Some(self.delivered(key, datagram))
     }
@@ -113,7 +114,7 @@ impl NetworkSimulator {
     /// When the earliest datagram in flight is due, for any destination;
     /// `None` when nothing is in flight. A test loop can jump its simulated
     /// time straight there.
-    pub fn next_delivery_time(&self) -> Option<Duration> {
+    pub fn next_delivery_time(&self) -> Option<Instant> {
         self.queue.next_time()
     }
 
@@ -145,7 +146,7 @@ impl NetworkSimulator {
     /// simulator at time `now`, collecting its events into `events`.
     pub fn output<'a, E>(
         &'a mut self,
-        now: Duration,
+        now: Instant,
         from: SocketAddr,
         events: &'a mut Vec<E>,
     ) -> SimOutput<'a, E> {
@@ -158,7 +159,7 @@ impl NetworkSimulator {
     }
 
     /// `now + latency + uniform(-jitter..=jitter)`, clamped to `now..`.
-    fn delivery_time(&mut self, now: Duration) -> Duration {
+    fn delivery_time(&mut self, now: Instant) -> Instant {
         let base = now.saturating_add(self.config.latency);
         // Offsets are drawn in whole nanoseconds; jitter is capped so that
         // `2 * jitter + 1` fits in a u64 (about 292 years of jitter).
@@ -172,7 +173,7 @@ impl NetworkSimulator {
         at.max(now)
     }
 
-    fn enqueue(&mut self, at: Duration, from: SocketAddr, to: SocketAddr, datagram: &[u8]) {
+    fn enqueue(&mut self, at: Instant, from: SocketAddr, to: SocketAddr, datagram: &[u8]) {
         if self.queue.len() >= self.config.max_in_flight {
             self.stats.dropped_full += 1;
             return;

@@ -1,8 +1,8 @@
 //! The [`Output`] through which the protocol core sends into the simulator.
 
+use crate::time::Instant;
 use alloc::vec::Vec;
 use core::net::SocketAddr;
-use core::time::Duration;
 
 use super::network::NetworkSimulator;
 use crate::io::Output;
@@ -18,7 +18,7 @@ pub struct SimOutput<'a, E> {
     /// The address the datagrams are sent from.
     pub from: SocketAddr,
     /// The simulated time they are sent at.
-    pub now: Duration,
+    pub now: Instant,
     /// Where the events go.
     pub events: &'a mut Vec<E>,
 }

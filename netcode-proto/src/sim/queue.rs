@@ -2,14 +2,14 @@
 //! with a per-destination index so one endpoint's datagrams come out
 //! without a scan.
 
+use crate::time::Instant;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
 use core::net::SocketAddr;
-use core::time::Duration;
 
 /// Orders datagrams in flight: by delivery time, then by the order in which
 /// they were queued.
-pub(super) type Key = (Duration, u64);
+pub(super) type Key = (Instant, u64);
 
 /// One datagram in flight.
 #[derive(Debug, Clone)]
@@ -36,12 +36,12 @@ impl DeliveryQueue {
     }
 
     /// When the earliest datagram is due.
-    pub(super) fn next_time(&self) -> Option<Duration> {
+    pub(super) fn next_time(&self) -> Option<Instant> {
         self.queue.first_key_value().map(|(key, _)| key.0)
     }
 
     /// Queues a datagram due at `at`, after every one already due then.
-    pub(super) fn push(&mut self, at: Duration, datagram: InFlight) {
+    pub(super) fn push(&mut self, at: Instant, datagram: InFlight) {
         let key = (at, self.next_seq);
         self.next_seq = self.next_seq.wrapping_add(1);
         self.by_destination
@@ -52,7 +52,7 @@ impl DeliveryQueue {
     }
 
     /// Takes the earliest datagram for `to` that is due at `now`.
-    pub(super) fn pop_for(&mut self, now: Duration, to: SocketAddr) -> Option<(Key, InFlight)> {
+    pub(super) fn pop_for(&mut self, now: Instant, to: SocketAddr) -> Option<(Key, InFlight)> {
         let keys = self.by_destination.get_mut(&to)?;
         let key = *keys.first()?;
         if key.0 > now {
@@ -67,7 +67,7 @@ impl DeliveryQueue {
     }
 
     /// Takes the earliest datagram for any destination that is due at `now`.
-    pub(super) fn pop_any(&mut self, now: Duration) -> Option<(Key, InFlight)> {
+    pub(super) fn pop_any(&mut self, now: Instant) -> Option<(Key, InFlight)> {
         let entry = self.queue.first_entry()?;
         if entry.key().0 > now {
             return None;

@@ -8,6 +8,7 @@
 //! if the store is not writable; a crash loses records still being written,
 //! as a real one loses what was not yet synced.
 
+use crate::time::Instant;
 use alloc::vec::Vec;
 use core::net::SocketAddr;
 use core::time::Duration;
@@ -32,7 +33,7 @@ pub struct SimStore {
     /// that handed it over).
     pub write_delay: Duration,
     /// Records being written, with the time each is done.
-    in_flight: Vec<(Duration, PersistRequest)>,
+    in_flight: Vec<(Instant, PersistRequest)>,
 }
 
 impl SimStore {
@@ -64,12 +65,12 @@ impl SimStore {
     }
 
     /// When the next record being written is done.
-    pub fn next_write_done(&self) -> Option<Duration> {
+    pub fn next_write_done(&self) -> Option<Instant> {
         self.in_flight.iter().map(|(at, _)| *at).min()
     }
 
     /// Takes a record to write, done `write_delay` after `now`.
-    fn begin_write(&mut self, now: Duration, request: PersistRequest) {
+    fn begin_write(&mut self, now: Instant, request: PersistRequest) {
         let done = now.saturating_add(self.write_delay);
         self.in_flight.push((done, request));
     }
@@ -78,7 +79,7 @@ impl SimStore {
     /// were handed over: written if the store is writable, failed if not.
     pub(super) fn finish_writes(
         &mut self,
-        now: Duration,
+        now: Instant,
         unix: u64,
     ) -> Vec<(PersistRequest, PersistOutcome)> {
         let mut done = Vec::new();
@@ -113,7 +114,7 @@ impl SimStore {
 pub struct ServerOutput<'a> {
     sim: &'a mut NetworkSimulator,
     from: SocketAddr,
-    now: Duration,
+    now: Instant,
     events: &'a mut Vec<ServerEvent>,
     store: Option<&'a mut SimStore>,
 }
@@ -123,7 +124,7 @@ impl<'a> ServerOutput<'a> {
     pub(super) fn new(
         sim: &'a mut NetworkSimulator,
         from: SocketAddr,
-        now: Duration,
+        now: Instant,
         events: &'a mut Vec<ServerEvent>,
         store: Option<&'a mut SimStore>,
     ) -> Self {

@@ -1,6 +1,7 @@
 //! The simulator's own tests: delivery order, loss, duplication, jitter,
 //! the bound on datagrams in flight, resets, and absurd configurations.
 
+use crate::time::Instant;
 use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -14,6 +15,11 @@ fn addr(port: u16) -> SocketAddr {
     SocketAddr::from(([10, 0, 0, 1], port))
 }
 
+/// The point `millis` milliseconds after the epoch.
+fn at(millis: u64) -> Instant {
+    Instant::from_millis(millis)
+}
+
 fn ms(millis: u64) -> Duration {
     Duration::from_millis(millis)
 }
@@ -23,7 +29,7 @@ fn ms(millis: u64) -> Duration {
 fn run(config: SimConfig, seed: u64, count: u32) -> (Vec<Delivered>, NetworkSimulator) {
     let mut sim = NetworkSimulator::new(config, seed);
     for i in 0..count {
-        sim.send(ms(u64::from(i)), addr(1), addr(2), &i.to_le_bytes());
+        sim.send(at(u64::from(i)), addr(1), addr(2), &i.to_le_bytes());
     }
     let delivered = drain(&mut sim);
     (delivered, sim)
@@ -90,14 +96,14 @@ fn perfect_network_delivers_everything_at_latency_in_send_order() {
     let mut sim = NetworkSimulator::new(config, 7);
     // Several datagrams at the same instant, to check the tie-break.
     for i in 0..100u32 {
-        sim.send(ms(u64::from(i / 4)), addr(1), addr(2), &i.to_le_bytes());
+        sim.send(at(u64::from(i / 4)), addr(1), addr(2), &i.to_le_bytes());
     }
     let delivered = drain(&mut sim);
     assert_eq!(delivered.len(), 100);
     for (i, d) in delivered.iter().enumerate() {
         let i = i as u32;
         assert_eq!(number(d), i);
-        assert_eq!(d.at, ms(u64::from(i / 4)) + ms(50));
+        assert_eq!(d.at, at(u64::from(i / 4)) + ms(50));
         assert_eq!((d.from, d.to), (addr(1), addr(2)));
     }
     let s = sim.stats();
@@ -111,11 +117,11 @@ fn perfect_network_delivers_everything_at_latency_in_send_order() {
 #[test]
 fn default_config_delivers_immediately() {
     let mut sim = NetworkSimulator::new(SimConfig::default(), 1);
-    sim.send(ms(5), addr(1), addr(2), b"now");
-    assert_eq!(sim.next_delivery_time(), Some(ms(5)));
-    let d = sim.receive(ms(5), addr(2)).unwrap();
+    sim.send(at(5), addr(1), addr(2), b"now");
+    assert_eq!(sim.next_delivery_time(), Some(at(5)));
+    let d = sim.receive(at(5), addr(2)).unwrap();
     assert_eq!(d.bytes, b"now");
-    assert_eq!(d.at, ms(5));
+    assert_eq!(d.at, at(5));
 }
 
 #[test]
@@ -125,14 +131,14 @@ fn nothing_is_delivered_early() {
         ..SimConfig::default()
     };
     let mut sim = NetworkSimulator::new(config, 1);
-    sim.send(ms(0), addr(1), addr(2), b"x");
-    assert_eq!(sim.next_delivery_time(), Some(ms(10)));
-    assert_eq!(sim.receive(ms(9), addr(2)), None);
-    assert_eq!(sim.receive_any(ms(9)), None);
+    sim.send(at(0), addr(1), addr(2), b"x");
+    assert_eq!(sim.next_delivery_time(), Some(at(10)));
+    assert_eq!(sim.receive(at(9), addr(2)), None);
+    assert_eq!(sim.receive_any(at(9)), None);
     assert_eq!(sim.in_flight(), 1);
-    assert!(sim.receive(ms(11), addr(2)).is_some());
+    assert!(sim.receive(at(11), addr(2)).is_some());
     assert_eq!(sim.next_delivery_time(), None);
-    assert_eq!(sim.receive_any(ms(1000)), None);
+    assert_eq!(sim.receive_any(at(1000)), None);
 }
 
 #[test]
@@ -185,14 +191,14 @@ fn duplicates_appear_at_configured_rate_after_the_original() {
 
     // Each datagram arrives once or twice; a duplicate arrives after its
     // original and less than a second later.
-    let mut seen: BTreeMap<u32, Vec<Duration>> = BTreeMap::new();
+    let mut seen: BTreeMap<u32, Vec<Instant>> = BTreeMap::new();
     for d in &delivered {
         seen.entry(number(d)).or_default().push(d.at);
     }
     assert_eq!(seen.len(), 10_000);
     let mut twice = 0;
     for (i, times) in &seen {
-        let sent_at = ms(u64::from(*i));
+        let sent_at = at(u64::from(*i));
         assert_eq!(times[0], sent_at + ms(20));
         match times.len() {
             1 => {}
@@ -232,7 +238,7 @@ fn jitter_reorders_but_never_delivers_before_send_time() {
     let mut sim = NetworkSimulator::new(config, 11);
     let mut sent_at = BTreeMap::new();
     for i in 0..2000u32 {
-        let now = Duration::from_micros(u64::from(i) * 500);
+        let now = Instant::from_duration(Duration::from_micros(u64::from(i) * 500));
         sent_at.insert(i, now);
         sim.send(now, addr(1), addr(2), &i.to_le_bytes());
     }
@@ -273,7 +279,7 @@ fn full_network_drops_and_counts_without_clobbering() {
     };
     let mut sim = NetworkSimulator::new(config, 0);
     for i in 0..15u32 {
-        sim.send(ms(0), addr(1), addr(2), &i.to_le_bytes());
+        sim.send(at(0), addr(1), addr(2), &i.to_le_bytes());
     }
     assert_eq!(sim.in_flight(), 10);
     assert_eq!(sim.stats().dropped_full, 5);
@@ -282,7 +288,7 @@ fn full_network_drops_and_counts_without_clobbering() {
     assert_eq!(numbers, (0..10).collect::<Vec<_>>());
 
     // Room again once delivered.
-    sim.send(ms(2), addr(1), addr(2), b"again");
+    sim.send(at(2), addr(1), addr(2), b"again");
     assert_eq!(sim.in_flight(), 1);
 
     // A zero bound drops everything.
@@ -290,7 +296,7 @@ fn full_network_drops_and_counts_without_clobbering() {
         max_in_flight: 0,
         ..config
     });
-    sim.send(ms(2), addr(1), addr(2), b"dropped");
+    sim.send(at(2), addr(1), addr(2), b"dropped");
     assert_eq!(sim.in_flight(), 1);
     assert_eq!(sim.stats().dropped_full, 6);
     check_invariant(&sim);
@@ -306,9 +312,9 @@ fn receive_returns_only_that_destination() {
     let mut sim = NetworkSimulator::new(config, 21);
     for i in 0..300u32 {
         let to = addr(100 + (i % 3) as u16);
-        sim.send(ms(u64::from(i)), addr(1), to, &i.to_le_bytes());
+        sim.send(at(u64::from(i)), addr(1), to, &i.to_le_bytes());
     }
-    let end = ms(10_000);
+    let end = at(10_000);
     let mut for_101 = Vec::new();
     while let Some(d) = sim.receive(end, addr(101)) {
         assert_eq!(d.to, addr(101));
@@ -333,10 +339,10 @@ fn per_destination_and_any_destination_interleave() {
     let mut sim = NetworkSimulator::new(lossy(), 8);
     for i in 0..500u32 {
         let to = addr(200 + (i % 4) as u16);
-        sim.send(ms(u64::from(i)), addr(1), to, &i.to_le_bytes());
+        sim.send(at(u64::from(i)), addr(1), to, &i.to_le_bytes());
     }
     let mut count = 0;
-    let mut now = Duration::ZERO;
+    let mut now = Instant::ZERO;
     while let Some(at) = sim.next_delivery_time() {
         now = now.max(at);
         if count % 2 == 0 {
@@ -357,14 +363,14 @@ fn per_destination_and_any_destination_interleave() {
 #[test]
 fn set_config_cuts_and_restores_the_network() {
     let mut sim = NetworkSimulator::new(SimConfig::default(), 4);
-    sim.send(ms(0), addr(1), addr(2), b"before");
+    sim.send(at(0), addr(1), addr(2), b"before");
     let mut config = *sim.config();
     config.loss_percent = 100.0;
     sim.set_config(config);
-    sim.send(ms(1), addr(1), addr(2), b"cut");
+    sim.send(at(1), addr(1), addr(2), b"cut");
     config.loss_percent = 0.0;
     sim.set_config(config);
-    sim.send(ms(2), addr(1), addr(2), b"after");
+    sim.send(at(2), addr(1), addr(2), b"after");
     let bytes: Vec<Vec<u8>> = drain(&mut sim).into_iter().map(|d| d.bytes).collect();
     assert_eq!(bytes, [b"before".to_vec(), b"after".to_vec()]);
     assert_eq!(sim.stats().lost, 1);
@@ -378,18 +384,18 @@ fn reset_discards_in_flight() {
         ..SimConfig::default()
     });
     for port in 2..7 {
-        sim.send(ms(0), addr(1), addr(port), b"x");
+        sim.send(at(0), addr(1), addr(port), b"x");
     }
     sim.reset();
     assert_eq!(sim.in_flight(), 0);
     assert_eq!(sim.next_delivery_time(), None);
-    assert_eq!(sim.receive(ms(100), addr(2)), None);
+    assert_eq!(sim.receive(at(100), addr(2)), None);
     assert_eq!(sim.stats().discarded, 5);
     check_invariant(&sim);
 
     // Still usable afterwards.
-    sim.send(ms(0), addr(1), addr(2), b"y");
-    assert_eq!(sim.receive(ms(10), addr(2)).unwrap().bytes, b"y");
+    sim.send(at(0), addr(1), addr(2), b"y");
+    assert_eq!(sim.receive(at(10), addr(2)).unwrap().bytes, b"y");
 
     sim.reset_stats();
     assert_eq!(sim.stats(), SimStats::default());
@@ -430,8 +436,8 @@ fn absurd_configs_do_not_panic() {
     for (i, config) in configs.into_iter().enumerate() {
         let mut sim = NetworkSimulator::new(config, i as u64);
         for j in 0..100u64 {
-            sim.send(Duration::MAX - ms(j), addr(1), addr(2), &[]);
-            sim.send(ms(j), addr(1), addr(2), b"");
+            sim.send(Instant::MAX - ms(j), addr(1), addr(2), &[]);
+            sim.send(at(j), addr(1), addr(2), b"");
         }
         let s = sim.stats();
         assert_eq!(s.lost, 2 * expect_lost[i], "config {i}");
@@ -451,7 +457,7 @@ fn sim_output_sends_from_its_address_and_collects_events() {
     let mut sim = NetworkSimulator::new(config, 6);
     let mut events = Vec::new();
     {
-        let mut out = sim.output(ms(10), addr(1), &mut events);
+        let mut out = sim.output(at(10), addr(1), &mut events);
         out.send(addr(2), b"hello");
         out.event("connected");
         out.send(addr(3), b"world");
@@ -467,21 +473,21 @@ fn sim_output_sends_from_its_address_and_collects_events() {
     emit(&mut SimOutput {
         sim: &mut sim,
         from: addr(4),
-        now: ms(11),
+        now: at(11),
         events: &mut numbers,
     });
     assert_eq!(numbers, [7]);
 
-    let got: Vec<(SocketAddr, SocketAddr, Duration, Vec<u8>)> = drain(&mut sim)
+    let got: Vec<(SocketAddr, SocketAddr, Instant, Vec<u8>)> = drain(&mut sim)
         .into_iter()
         .map(|d| (d.from, d.to, d.at, d.bytes))
         .collect();
     assert_eq!(
         got,
         [
-            (addr(1), addr(2), ms(13), b"hello".to_vec()),
-            (addr(1), addr(3), ms(13), b"world".to_vec()),
-            (addr(4), addr(2), ms(14), b"generic".to_vec()),
+            (addr(1), addr(2), at(13), b"hello".to_vec()),
+            (addr(1), addr(3), at(13), b"world".to_vec()),
+            (addr(4), addr(2), at(14), b"generic".to_vec()),
         ]
     );
 }
@@ -494,10 +500,10 @@ fn delivered_bytes_are_mutable_and_independent() {
         ..SimConfig::default()
     };
     let mut sim = NetworkSimulator::new(config, 2);
-    sim.send(ms(0), addr(1), addr(2), b"abc");
-    let mut first = sim.receive(ms(0), addr(2)).unwrap();
+    sim.send(at(0), addr(1), addr(2), b"abc");
+    let mut first = sim.receive(at(0), addr(2)).unwrap();
     first.bytes[0] = b'x';
-    let second = sim.receive(ms(0), addr(2)).unwrap();
+    let second = sim.receive(at(0), addr(2)).unwrap();
     assert_eq!(first.bytes, b"xbc");
     assert_eq!(second.bytes, b"abc");
 }

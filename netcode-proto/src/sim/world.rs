@@ -9,6 +9,7 @@
 //! simulated network carries can make it panic.
 #![allow(clippy::panic)]
 
+use crate::time::Instant;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -30,7 +31,7 @@ pub type Filter = Box<dyn FnMut(SocketAddr, SocketAddr, &[u8]) -> bool>;
 
 /// Monotonic time at the start of every world (unix time is
 /// [`UNIX_START`] then).
-const EPOCH: Duration = Duration::from_secs(1000);
+const EPOCH: Instant = Instant::from_secs(1000);
 
 /// One client of a [`World`].
 pub struct ClientNode {
@@ -112,7 +113,7 @@ pub struct World {
     /// The network.
     pub sim: NetworkSimulator,
     /// Simulated monotonic time.
-    pub now: Duration,
+    pub now: Instant,
     /// Simulated unix time, in whole seconds, that goes with `now` (and
     /// any wall clock step made by [`step_wall_clock`](Self::step_wall_clock)).
     pub unix: u64,
@@ -394,7 +395,7 @@ impl World {
     pub fn with_server<R>(
         &mut self,
         s: usize,
-        f: impl FnOnce(&mut Server<HeapStorage>, Duration, &mut ServerOutput<'_>) -> R,
+        f: impl FnOnce(&mut Server<HeapStorage>, Instant, &mut ServerOutput<'_>) -> R,
     ) -> R {
         let now = self.now;
         let (server, mut out, _) = self.server_parts(s);
@@ -472,7 +473,7 @@ impl World {
 
     /// The unix second that goes with `now`.
     fn wall_clock(&self) -> u64 {
-        let elapsed = self.now.saturating_sub(EPOCH).as_secs();
+        let elapsed = self.now.saturating_duration_since(EPOCH).as_secs();
         UNIX_START
             .saturating_add(elapsed)
             .saturating_add_signed(self.wall_clock_step)
@@ -525,7 +526,7 @@ impl World {
     /// The earliest deadline of anything in the world: a datagram due, a
     /// client's or a server's next update (of those updating), a token
     /// record done being written.
-    pub fn next_event(&self) -> Option<Duration> {
+    pub fn next_event(&self) -> Option<Instant> {
         let clients = self
             .clients
             .iter()
@@ -552,7 +553,7 @@ impl World {
     pub fn advance(&mut self) -> bool {
         match self.next_event() {
             Some(at) => {
-                self.step(at.saturating_sub(self.now));
+                self.step(at.saturating_duration_since(self.now));
                 true
             }
             None => false,

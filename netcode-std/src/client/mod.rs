@@ -17,12 +17,13 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use netcode_proto::ConnectToken;
+use netcode_proto::Instant;
 use netcode_proto::client::{Client as Core, ClientState};
 use netcode_proto::stats::Stats;
 
 use crate::address::ToAddress;
 use crate::batch::{Batch, Batching, sealed};
-use crate::clock::Clock;
+use crate::clock::{Clock, HostTime};
 use crate::error::{ConnectError, CreateError, Family};
 use crate::link::{Inbox, Link, Outbox, ReadBudget};
 use crate::logging::TARGET;
@@ -214,12 +215,13 @@ impl<S: Socket> Client<S> {
         result.map_err(ConnectError::Token)
     }
 
-    /// Advances the client to `time`, the caller's clock in seconds (any
-    /// monotonic clock; only differences matter, and bogus values are
-    /// survived: see [`MAX_TIME_STEP`](crate::MAX_TIME_STEP)): reads and
+    /// Advances the client to `time`, the caller's clock: seconds as an
+    /// `f64` (any monotonic clock; only differences matter, and bogus
+    /// values are survived: see [`MAX_TIME_STEP`](crate::MAX_TIME_STEP)),
+    /// or a `std::time::Instant` (see [`HostTime`]): reads and
     /// handles every datagram waiting on the socket of the server's family,
     /// then sends what is due and applies token expiry and timeouts.
-    pub fn update(&mut self, time: f64) {
+    pub fn update(&mut self, time: impl Into<HostTime>) {
         let now = self.advance(time);
         self.receive(now, false);
         self.core.update(now, &mut self.io);
@@ -235,7 +237,7 @@ impl<S: Socket> Client<S> {
     /// Does nothing but keep the time while the client has no server (or
     /// is a loopback client); the other family's socket is never read, as
     /// in the reference.
-    pub fn drain_socket(&mut self, time: f64) {
+    pub fn drain_socket(&mut self, time: impl Into<HostTime>) {
         let now = self.advance(time);
         self.receive(now, true);
         self.finish();
@@ -243,15 +245,15 @@ impl<S: Socket> Client<S> {
 
     /// Moves the clock to the caller's `time`, counting and logging what
     /// was wrong with it.
-    fn advance(&mut self, time: f64) -> Duration {
+    fn advance(&mut self, time: impl Into<HostTime>) -> Instant {
         self.clock
-            .advance(time, &mut self.io.link.stats, &mut self.io.log)
+            .advance(time.into(), &mut self.io.link.stats, &mut self.io.log)
     }
 
     /// Reads and handles what waits on the server's socket. An event
     /// loop's drain (`from_event`) that leaves it empty spares the update
     /// that follows in the same turn the read; an update reads otherwise.
-    fn receive(&mut self, now: Duration, from_event: bool) {
+    fn receive(&mut self, now: Instant, from_event: bool) {
         let Some(family) = self.server_family() else {
             return;
         };
@@ -293,11 +295,11 @@ impl<S: Socket> Client<S> {
     /// timeout, zero when one is due or its socket still has datagrams
     /// waiting from a drain that stopped at its limit, and `None` while
     /// it is idle (disconnected, or a loopback client).
-    pub fn poll_timeout(&self, time: f64) -> Option<Duration> {
+    pub fn poll_timeout(&self, time: impl Into<HostTime>) -> Option<Duration> {
         self.clock.poll_timeout(
             self.core.next_deadline(),
             self.io.link.sockets.backlog(),
-            time,
+            time.into(),
         )
     }
 

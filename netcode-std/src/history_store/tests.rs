@@ -3,6 +3,7 @@
 //! its typed error, one store per file, and the writer thread's group
 //! commits.
 
+use netcode_proto::Instant;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -293,9 +294,9 @@ fn first_request(key: &Key, server: SocketAddr, client_id: u64) -> Vec<u8> {
     let mut client = Client::new();
     let mut to_server = SendFn(|_, d: &[u8]| requests.push(d.to_vec()));
     client
-        .connect(Duration::ZERO, &token, &mut to_server)
+        .connect(Instant::ZERO, &token, &mut to_server)
         .unwrap();
-    client.update(Duration::ZERO, &mut to_server);
+    client.update(Instant::ZERO, &mut to_server);
     requests.pop().unwrap()
 }
 
@@ -339,7 +340,7 @@ fn a_server_records_each_new_token_before_its_challenge_and_refuses_it_after_a_r
         };
         server
             .start_restored(
-                Duration::ZERO,
+                Instant::ZERO,
                 NOW,
                 1,
                 &mut rng,
@@ -347,7 +348,7 @@ fn a_server_records_each_new_token_before_its_challenge_and_refuses_it_after_a_r
                 &mut out,
             )
             .unwrap();
-        server.handle(Duration::ZERO, from, &mut request.clone(), &mut out);
+        server.handle(Instant::ZERO, from, &mut request.clone(), &mut out);
         assert!(out.sent.is_empty(), "nothing before the record is durable");
         if run == 1 {
             assert_eq!(server.stats().dropped(DropReason::TokenAlreadyUsed), 1);
@@ -360,7 +361,7 @@ fn a_server_records_each_new_token_before_its_challenge_and_refuses_it_after_a_r
             writer: &mut writer,
             sent: Vec::new(),
         };
-        server.handle(Duration::ZERO, from, &mut request.clone(), &mut out);
+        server.handle(Instant::ZERO, from, &mut request.clone(), &mut out);
         assert!(out.sent.is_empty());
         assert_eq!(writer.in_flight(), 1);
         let finished = loop {
@@ -377,7 +378,7 @@ fn a_server_records_each_new_token_before_its_challenge_and_refuses_it_after_a_r
         };
         for (request, outcome) in finished {
             assert_eq!(outcome, PersistOutcome::Durable);
-            server.token_persisted(Duration::ZERO, request, outcome, &mut out);
+            server.token_persisted(Instant::ZERO, request, outcome, &mut out);
         }
         assert_eq!(out.sent.len(), 1, "the challenge, once durable");
         assert_eq!(writer.stats().records_durable, 1);
@@ -407,7 +408,7 @@ fn records_that_arrive_together_share_a_sync_and_a_full_writer_hands_back() {
     let mut out = Collect(&mut requests);
     server
         .start_restored(
-            Duration::ZERO,
+            Instant::ZERO,
             NOW,
             16,
             &mut rng,
@@ -420,7 +421,7 @@ fn records_that_arrive_together_share_a_sync_and_a_full_writer_hands_back() {
         let mut request = first_request(&key, address, i as u64);
         let from = SocketAddr::from(([10, 0, (i >> 8) as u8, i as u8], 5000));
         let mut out = Collect(&mut requests);
-        server.handle(Duration::ZERO, from, &mut request, &mut out);
+        server.handle(Instant::ZERO, from, &mut request, &mut out);
     }
     assert_eq!(requests.len(), count, "one request per new token");
     let mut handed_back = 0;

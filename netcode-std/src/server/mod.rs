@@ -21,12 +21,13 @@ pub use io::SERVER_LOOPBACK_QUEUE_SIZE;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::time::Duration;
 
+use netcode_proto::Instant;
 use netcode_proto::server::{HeapStorage, Server as Core, ServerConfig as CoreConfig, ServerError};
 use netcode_proto::stats::Stats;
 
 use crate::address::ToAddress;
 use crate::batch::{Batch, Batching, sealed};
-use crate::clock::Clock;
+use crate::clock::{Clock, HostTime};
 use crate::error::{CreateError, Family};
 use crate::link::{Inbox, Link, Outbox, ReadBudget};
 use crate::logging::TARGET;
@@ -321,15 +322,16 @@ impl<S: Socket> Server<S> {
         self.core.num_connected_clients()
     }
 
-    /// Advances the server to `time`, the caller's clock in seconds (any
-    /// monotonic clock; only differences matter, and bogus values are
-    /// survived: see [`MAX_TIME_STEP`](crate::MAX_TIME_STEP)): reads every
+    /// Advances the server to `time`, the caller's clock: seconds as an
+    /// `f64` (any monotonic clock; only differences matter, and bogus
+    /// values are survived: see [`MAX_TIME_STEP`](crate::MAX_TIME_STEP)),
+    /// or a `std::time::Instant` (see [`HostTime`]): reads every
     /// datagram waiting on the sockets and handles it, then sends due
     /// keep-alives and times out silent clients. Token expiry is checked
     /// against the system's unix time, which the server reads itself. A
     /// socket that [`drain_socket`](Self::drain_socket) has just read empty
     /// (an event loop's turn) is not read again until the next update.
-    pub fn update(&mut self, time: f64) {
+    pub fn update(&mut self, time: impl Into<HostTime>) {
         let now = self.advance(time);
         for family in [Family::V4, Family::V6] {
             // Read unless an event loop's drain just emptied the socket.
@@ -348,7 +350,7 @@ impl<S: Socket> Server<S> {
 
     /// Hands the core the token records finished since the last call
     /// (answering the requests held for them), and the failed ones.
-    fn settle_history(&mut self, now: Duration) {
+    fn settle_history(&mut self, now: Instant) {
         let Some(history) = &mut self.io.history else {
             return;
         };
@@ -371,7 +373,7 @@ impl<S: Socket> Server<S> {
     /// calls when that socket becomes readable. Reads until the socket has
     /// no more, or 16384 datagrams; in the second case
     /// [`poll_timeout`](Self::poll_timeout) is zero until the rest is read.
-    pub fn drain_socket(&mut self, time: f64, family: Family) {
+    pub fn drain_socket(&mut self, time: impl Into<HostTime>, family: Family) {
         let now = self.advance(time);
         if self.receive(now, family) {
             self.io.link.sockets.set_emptied(family);
@@ -382,14 +384,14 @@ impl<S: Socket> Server<S> {
 
     /// Moves the clock to the caller's `time`, counting and logging what
     /// was wrong with it.
-    fn advance(&mut self, time: f64) -> Duration {
+    fn advance(&mut self, time: impl Into<HostTime>) -> Instant {
         self.clock
-            .advance(time, &mut self.io.link.stats, &mut self.io.log)
+            .advance(time.into(), &mut self.io.link.stats, &mut self.io.log)
     }
 
     /// Reads and handles what waits on `family`'s socket, a batch at a
     /// time; returns whether it was left empty.
-    fn receive(&mut self, now: Duration, family: Family) -> bool {
+    fn receive(&mut self, now: Instant, family: Family) -> bool {
         let mut budget = ReadBudget::new(MAX_RECEIVE_PER_UPDATE);
         while let Some(count) = self.io.link.read(family, &mut self.inbox, &mut budget) {
             for (datagram, from) in self.inbox.datagrams(count) {
@@ -430,11 +432,11 @@ impl<S: Socket> Server<S> {
     /// answered per call, so that a large group does not hold one call).
     /// Pass it (with the loop's other timeouts) to the event loop's wait,
     /// then call `update`.
-    pub fn poll_timeout(&self, time: f64) -> Option<Duration> {
+    pub fn poll_timeout(&self, time: impl Into<HostTime>) -> Option<Duration> {
         let timeout = self.clock.poll_timeout(
             self.core.next_deadline(),
             self.io.link.sockets.backlog(),
-            time,
+            time.into(),
         );
         match self.io.history.as_ref().and_then(HistoryFile::poll_limit) {
             Some(limit) => Some(timeout.map_or(limit, |t| t.min(limit))),

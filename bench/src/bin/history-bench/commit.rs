@@ -198,7 +198,7 @@ fn persist_requests(count: usize, unix: u64) -> Vec<PersistRequest> {
     let mut requests = Vec::with_capacity(count);
     server
         .start_restored(
-            Duration::ZERO,
+            netcode_proto::Instant::ZERO,
             unix,
             16,
             &mut rng,
@@ -225,7 +225,7 @@ fn persist_requests(count: usize, unix: u64) -> Vec<PersistRequest> {
         let (mut bytes, len) = request_bytes(&token);
         let from = SocketAddr::from(([10, (i >> 16) as u8, (i >> 8) as u8, i as u8], 5000));
         server.handle(
-            Duration::ZERO,
+            netcode_proto::Instant::ZERO,
             from,
             &mut bytes[..len],
             &mut Collect(&mut requests),

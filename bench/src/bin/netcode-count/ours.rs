@@ -69,7 +69,12 @@ pub(crate) fn run(case: &str, n: usize) -> Option<Duration> {
             let mut out = Discard::default();
             let mut datagrams = vec![garbage_request(); n];
             let elapsed = measure(&mut datagrams, |datagram| {
-                let read = server.handle(Duration::ZERO, client_address(1), datagram, &mut out);
+                let read = server.handle(
+                    netcode_proto::Instant::ZERO,
+                    client_address(1),
+                    datagram,
+                    &mut out,
+                );
                 black_box(read.is_some());
             });
             assert_eq!(out.sent, 0, "garbage answered");
@@ -106,7 +111,12 @@ fn requests(n: usize) -> Duration {
             let from = client_address(*i);
             black_box(
                 server
-                    .handle(Duration::ZERO, from, &mut request[..*len], &mut out)
+                    .handle(
+                        netcode_proto::Instant::ZERO,
+                        from,
+                        &mut request[..*len],
+                        &mut out,
+                    )
                     .is_some(),
             );
         });
@@ -127,7 +137,7 @@ fn handshakes(n: usize) -> Duration {
         restart(&mut server, BATCH, &mut rng);
         let mut clients: Vec<_> = (0..k).map(|i| (i, Client::new())).collect();
         let elapsed = measure(&mut clients, |(i, client)| {
-            let now = Duration::from_millis(101 * *i as u64);
+            let now = netcode_proto::Instant::from_millis(101 * *i as u64);
             let address = client_address(*i);
             let token = &tokens[*i];
             handshake(
