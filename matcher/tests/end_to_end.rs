@@ -173,7 +173,7 @@ async fn fetch_token(url: &str, client_id: u64) -> ([u8; 2048], u64) {
 async fn fleet_server(payloads: u64) -> (SocketAddr, tokio::task::JoinHandle<(u64, Server)>) {
     let config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(KEY));
     let mut server = Server::new("127.0.0.1:0", config).await.unwrap();
-    server.start(8).unwrap();
+    server.start(8).await.unwrap();
     let address = server.public_address();
     let task = tokio::spawn(async move {
         let (mut client, mut echoed) = (None, 0);

@@ -4,15 +4,13 @@
 use core::ops::{Deref, DerefMut};
 
 /// Hosts that can hold their datagrams for a [`Batch`]: [`Server`](crate::Server)
-/// and [`Client`](crate::Client).
-pub trait Batching: sealed::Sealed {}
-
-pub(crate) mod sealed {
-    /// The hosts' side of [`Batch`](super::Batch).
-    pub trait Sealed {
-        /// Starts holding datagrams, or stops and sends what is held.
-        fn set_batching(&mut self, on: bool);
-    }
+/// and [`Client`](crate::Client), and a transport's wrapper around one
+/// (netcode-tokio's), which forwards to the host inside.
+pub trait Batching {
+    /// Starts holding datagrams, or stops and sends what is held: what a
+    /// [`Batch`] does when it begins and ends. Call [`Batch::new`] rather
+    /// than this.
+    fn set_batching(&mut self, on: bool);
 }
 
 /// A server or client whose datagrams are held while this lives and sent
@@ -43,7 +41,8 @@ pub struct Batch<'a, T: Batching> {
 }
 
 impl<'a, T: Batching> Batch<'a, T> {
-    pub(crate) fn new(host: &'a mut T) -> Self {
+    /// Holds `host`'s datagrams until the batch is dropped.
+    pub fn new(host: &'a mut T) -> Self {
         host.set_batching(true);
         Self { host }
     }

@@ -8,12 +8,16 @@
 //! ```
 //!
 //! Prints what each client saw and exits 0 only if every client connected
-//! and every echo was right.
+//! and every echo was right. It shuts down cleanly, at the end or on
+//! Ctrl-C: the clients disconnect, then the server stops, so every peer
+//! gets disconnect packets instead of waiting for a timeout.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use netcode_tokio::{Client, ConnectTokenBuilder, Server, ServerConfig, generate_key};
+use tokio::sync::watch;
+use tokio::time::Instant;
 
 const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
 
@@ -26,9 +30,14 @@ struct Tally {
 
 /// Echoes every payload, a turn at a time: wait for the sockets or the
 /// protocol's deadline, then answer every queued payload in one batch.
-async fn serve(mut server: Server) {
+/// Stops the server (its clients get disconnect packets) once `shutdown`
+/// says so.
+async fn serve(mut server: Server, mut shutdown: watch::Receiver<bool>) {
     loop {
-        server.turn().await;
+        tokio::select! {
+            () = server.turn() => {}
+            _ = shutdown.wait_for(|stop| *stop) => break,
+        }
         while let Some(event) = server.poll_event() {
             println!("server: {event:?}");
         }
@@ -40,6 +49,8 @@ async fn serve(mut server: Server) {
             }
         }
     }
+    server.stop();
+    println!("server: stopped");
 }
 
 /// Payload `n` of client `id`.
@@ -49,8 +60,13 @@ fn payload(id: u64, n: u64) -> Vec<u8> {
 }
 
 /// Connects with `token`, then sends a payload, awaits its echo and checks
-/// it, until `seconds` have passed.
-async fn talk(id: u64, token: [u8; 2048], seconds: f64) -> Result<Tally, String> {
+/// it, until `seconds` have passed or `shutdown` says so; then disconnects.
+async fn talk(
+    id: u64,
+    token: [u8; 2048],
+    seconds: f64,
+    mut shutdown: watch::Receiver<bool>,
+) -> Result<Tally, String> {
     let mut client = Client::new("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;
@@ -59,15 +75,18 @@ async fn talk(id: u64, token: [u8; 2048], seconds: f64) -> Result<Tally, String>
         .connected()
         .await
         .map_err(|state| format!("client {id}: {state}"))?;
+    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let mut tally = Tally::default();
     let mut n = 0;
-    while client.now() < seconds {
+    while Instant::now() < deadline && !*shutdown.borrow() {
         let sent = payload(id, n);
         client.send_packet(&sent).map_err(|e| e.to_string())?;
-        let echo = tokio::time::timeout(Duration::from_secs(1), client.recv())
-            .await
-            .map_err(|_| format!("client {id}: no echo within a second"))?
-            .ok_or_else(|| format!("client {id}: {}", client.state()))?;
+        let echo = tokio::select! {
+            echo = tokio::time::timeout(Duration::from_secs(1), client.recv()) => echo
+                .map_err(|_| format!("client {id}: no echo within a second"))?
+                .ok_or_else(|| format!("client {id}: {}", client.state()))?,
+            _ = shutdown.wait_for(|stop| *stop) => break,
+        };
         if echo.data() == &sent[..] {
             tally.echoes += 1;
         } else {
@@ -76,6 +95,7 @@ async fn talk(id: u64, token: [u8; 2048], seconds: f64) -> Result<Tally, String>
         client.free_packet(echo);
         n += 1;
     }
+    client.disconnect();
     Ok(tally)
 }
 
@@ -118,10 +138,18 @@ async fn run() -> Result<(), String> {
     let mut server = Server::new("127.0.0.1:0", ServerConfig::new(PROTOCOL_ID, key.clone()))
         .await
         .map_err(|e| e.to_string())?;
-    server.start(slots).map_err(|e| e.to_string())?;
+    server.start(slots).await.map_err(|e| e.to_string())?;
     let address = server.public_address();
     println!("server on {address}, {clients} clients for {seconds} s");
-    let echo = tokio::spawn(serve(server));
+    // Ctrl-C, or the clients being done, stops everyone cleanly.
+    let (stop_clients, clients_stop) = watch::channel(false);
+    let (stop_server, server_stops) = watch::channel(false);
+    let echo = tokio::spawn(serve(server, server_stops));
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = stop_clients.send(true);
+        }
+    });
 
     let mut tasks = Vec::new();
     for id in 1..=clients {
@@ -129,7 +157,7 @@ async fn run() -> Result<(), String> {
             .server_addresses([address])
             .generate()
             .map_err(|e| e.to_string())?;
-        tasks.push(tokio::spawn(talk(id, token, seconds)));
+        tasks.push(tokio::spawn(talk(id, token, seconds, clients_stop.clone())));
     }
     let mut failed = false;
     for (id, task) in (1..).zip(tasks) {
@@ -147,7 +175,8 @@ async fn run() -> Result<(), String> {
             }
         }
     }
-    echo.abort();
+    let _ = stop_server.send(true);
+    echo.await.map_err(|e| e.to_string())?;
     if failed {
         return Err("not every client connected and got correct echoes".into());
     }

@@ -1,6 +1,7 @@
-//! What the server's and client's drivers share: the clock they feed the
-//! host, the one timer they sleep on until the protocol's next deadline,
-//! and the wait for a socket to become readable.
+//! What the server's and client's drivers share: the instants they feed
+//! the host (tokio's clock, handed over as instants, never as numbers of
+//! seconds), the one timer they sleep on until the protocol's next
+//! deadline, and the wait for a socket to become readable.
 //!
 //! A driver turn is a poll: it asks the reactor whether a socket is
 //! readable and the timer whether the deadline has passed, registering the
@@ -18,29 +19,25 @@ use tokio::time::{Instant, Sleep};
 
 use crate::socket::TokioSocket;
 
-/// The host's clock and the driver's timer.
+/// The driver's timer.
 #[derive(Debug)]
 pub(crate) struct Driver {
-    /// The instant the host's time counts from (tokio's clock, so a paused
-    /// or advanced test clock moves it too).
-    epoch: Instant,
     /// Armed at the protocol's next deadline whenever a turn waits.
     sleep: Pin<Box<Sleep>>,
 }
 
-impl Driver {
-    /// A clock starting now. Needs a runtime with its timer enabled.
-    pub(crate) fn new() -> Self {
-        let epoch = Instant::now();
-        Self {
-            epoch,
-            sleep: Box::pin(tokio::time::sleep_until(epoch)),
-        }
-    }
+/// Now on tokio's clock (so a paused or advanced test clock moves the
+/// host too), as the instant the host takes.
+pub(crate) fn now() -> std::time::Instant {
+    Instant::now().into_std()
+}
 
-    /// Seconds since the epoch: the time the driver hands the host.
-    pub(crate) fn now(&self) -> f64 {
-        self.epoch.elapsed().as_secs_f64()
+impl Driver {
+    /// A timer. Needs a runtime with its timer enabled.
+    pub(crate) fn new() -> Self {
+        Self {
+            sleep: Box::pin(tokio::time::sleep_until(Instant::now())),
+        }
     }
 
     /// Whether the host's next deadline, `timeout` from now (`None`: no
@@ -63,14 +60,14 @@ impl Driver {
 
 /// A server or client a driver turns: what [`poll_turn`] needs of it.
 pub(crate) trait Driven {
-    /// Its clock and timer.
+    /// Its timer.
     fn driver(&mut self) -> &mut Driver;
     /// Drains each socket the reactor reports readable, registering the
     /// task's waker with the others; whether any was.
     fn drain_readable(&mut self, cx: &mut Context<'_>) -> bool;
-    /// How long until its next update is due, on its clock.
+    /// How long until its next update is due, from now.
     fn timeout(&self) -> Option<Duration>;
-    /// Reads the sockets and does what is due, on its clock.
+    /// Reads the sockets and does what is due, now.
     fn update_now(&mut self);
 }
 

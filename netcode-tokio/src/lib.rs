@@ -18,14 +18,15 @@
 //! `tokio::select!` beside a game's tick timer or a shutdown signal. The
 //! server and client are `Send`: spawn them.
 //!
-//! They *are* `netcode-std`'s server and client inside, reached through
-//! `Deref`: the same protocol core, socket setup, batched datagram I/O
-//! (one `recvmmsg` / `sendmmsg` per 32 datagrams on Linux, made inside
-//! tokio's `try_io` so the reactor's readiness stays right), queues,
-//! clock rule, logging and counters, and the C-style API documented on
-//! [`netcode_std::Server`] and [`netcode_std::Client`]. What this crate
-//! adds is the socket type ([`TokioSocket`]), a clock per server or client
-//! on tokio's time ([`Server::now`]), and the drivers.
+//! Inside are `netcode-std`'s server and client: the same protocol core,
+//! socket setup, batched datagram I/O (one `recvmmsg` / `sendmmsg` per 32
+//! datagrams on Linux, made inside tokio's `try_io` so the reactor's
+//! readiness stays right), queues, logging and counters. What this crate
+//! adds is the socket type ([`TokioSocket`]: readiness, nothing else), the
+//! drivers, and the host's methods that make sense under tokio, on
+//! [`Server`] and [`Client`] themselves: no method takes a time (tokio's
+//! clock is read and handed to the host as instants) and none blocks.
+//! [`Server::get_ref`] reaches the rest.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -34,7 +35,7 @@
 //! const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
 //! let key = generate_key()?;
 //! let mut server = Server::new("127.0.0.1:40000", ServerConfig::new(PROTOCOL_ID, key)).await?;
-//! server.start(64)?;
+//! server.start(64).await?;
 //! loop {
 //!     match server.next().await {
 //!         Incoming::Event(event) => println!("{event:?}"),

@@ -81,8 +81,10 @@ impl Socket for TokioSocket {
     /// Reads inside `try_io(READABLE)`: a read that leaves the socket empty
     /// (the host says so with `WouldBlock`) clears the readable flag, so the
     /// driver sleeps until the reactor sees new datagrams rather than waking
-    /// once more for a read that finds nothing. Sends as
-    /// [`send_now`](Self::send_now) says.
+    /// once more for a read that finds nothing. Sends go inside
+    /// `try_io(WRITABLE)` once the reactor has seen the socket writable,
+    /// and straight out before that (a datagram refused unseen would be
+    /// lost for nothing).
     fn io(
         &self,
         direction: Direction,

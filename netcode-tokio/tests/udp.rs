@@ -107,7 +107,7 @@ async fn a_dual_stack_server_is_reached_over_both_families() {
     let mut server = Server::new_dual("127.0.0.1:0", "[::1]:0", config())
         .await
         .expect("bind both sockets");
-    server.start(4).expect("start");
+    server.start(4).await.expect("start");
     let v4 = server.public_address();
     let v6 = server.secondary_address().expect("an IPv6 address");
     let (stop, stopped) = oneshot::channel();

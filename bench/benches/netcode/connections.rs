@@ -148,7 +148,12 @@ pub(crate) fn garbage_request(c: &mut Criterion) {
             // A rejected request leaves the buffer as it was: no copy needed.
             let mut datagram = ours_bytes.clone();
             b.iter(|| {
-                let result = server.handle(netcode_proto::Instant::ZERO, address, &mut datagram, &mut out);
+                let result = server.handle(
+                    netcode_proto::Instant::ZERO,
+                    address,
+                    &mut datagram,
+                    &mut out,
+                );
                 black_box(result.is_some())
             });
             assert_eq!(out.sent, 0);

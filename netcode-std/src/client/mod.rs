@@ -22,7 +22,7 @@ use netcode_proto::client::{Client as Core, ClientState};
 use netcode_proto::stats::Stats;
 
 use crate::address::ToAddress;
-use crate::batch::{Batch, Batching, sealed};
+use crate::batch::{Batch, Batching};
 use crate::clock::{Clock, HostTime};
 use crate::error::{ConnectError, CreateError, Family};
 use crate::link::{Inbox, Link, Outbox, ReadBudget};
@@ -370,14 +370,12 @@ impl<S: Socket> Client<S> {
     }
 }
 
-impl<S: Socket> sealed::Sealed for Client<S> {
+impl<S: Socket> Batching for Client<S> {
     fn set_batching(&mut self, on: bool) {
         self.batching = on;
         self.finish();
     }
 }
-
-impl<S: Socket> Batching for Client<S> {}
 
 impl<S: Socket> Drop for Client<S> {
     /// Disconnects, so the server hears of it at once, as the C library's

@@ -26,7 +26,7 @@ use netcode_proto::server::{HeapStorage, Server as Core, ServerConfig as CoreCon
 use netcode_proto::stats::Stats;
 
 use crate::address::ToAddress;
-use crate::batch::{Batch, Batching, sealed};
+use crate::batch::{Batch, Batching};
 use crate::clock::{Clock, HostTime};
 use crate::error::{CreateError, Family};
 use crate::link::{Inbox, Link, Outbox, ReadBudget};
@@ -540,14 +540,12 @@ impl<S: Socket> Server<S> {
     }
 }
 
-impl<S: Socket> sealed::Sealed for Server<S> {
+impl<S: Socket> Batching for Server<S> {
     fn set_batching(&mut self, on: bool) {
         self.batching = on;
         self.finish();
     }
 }
-
-impl<S: Socket> Batching for Server<S> {}
 
 impl<S: Socket> Drop for Server<S> {
     /// Stops the server, so connected clients get disconnect packets, as

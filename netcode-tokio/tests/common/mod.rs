@@ -24,7 +24,7 @@ pub async fn server(address: &str, slots: usize) -> Server {
     let mut server = Server::new(address, config())
         .await
         .expect("bind the server");
-    server.start(slots).expect("start the server");
+    server.start(slots).await.expect("start the server");
     server
 }
 

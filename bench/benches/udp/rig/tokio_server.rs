@@ -25,8 +25,8 @@ impl TokioServer {
         let mut server = runtime
             .block_on(netcode_tokio::Server::new("127.0.0.1:0", config()))
             .map_err(|e| format!("netcode-tokio server: {e}"))?;
-        server
-            .start(slots)
+        runtime
+            .block_on(server.start(slots))
             .map_err(|e| format!("netcode-tokio server: {e}"))?;
         Ok(Self { runtime, server })
     }

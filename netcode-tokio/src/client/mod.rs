@@ -1,28 +1,31 @@
-//! A netcode client on tokio sockets: netcode-std's client, the driver's
-//! clock and timer, and the async methods that drive it while they wait
-//! for the connection, a payload or a state change.
+//! A netcode client on tokio sockets: netcode-std's client inside, the
+//! driver's timer, and the async methods that drive it while they wait for
+//! the connection, a payload or a state change (this file); the host's
+//! methods that make sense under tokio, on the client itself (`host.rs`).
+
+mod host;
 
 use std::future::poll_fn;
 use std::net::SocketAddr;
-use std::ops::{Deref, DerefMut};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use netcode_std::ToAddress;
 use netcode_std::{ClientConfig, ClientEvent, ClientState, CreateError, Family, ReceivedPacket};
 
-use crate::driver::{self, Driven, Driver, poll_readable, poll_until};
+use crate::driver::{self, Driven, Driver, now, poll_readable, poll_until};
 use crate::socket::{TokioSocket, adopt};
 
 /// A netcode client on tokio UDP sockets: [`netcode_std::Client`] on
-/// [`TokioSocket`]s, with a clock and an async driver.
+/// [`TokioSocket`]s, driven by async methods on tokio's clock.
 ///
-/// Every method of `netcode_std::Client` is reachable through `Deref`
-/// (`connect`, `send_packet`, `receive_packet`, `free_packet`,
-/// `poll_event`, `state`, `disconnect`, `batch`...). Those that take the
-/// caller's time there take none here and use the client's own clock
-/// ([`now`](Self::now)): [`update`](Self::update),
-/// [`drain_socket`](Self::drain_socket), [`poll_timeout`](Self::poll_timeout).
+/// Its methods are those of the host that make sense under tokio, with the
+/// C library's names: [`connect`](Self::connect), [`state`](Self::state),
+/// [`send_packet`](Self::send_packet), [`receive_packet`](Self::receive_packet),
+/// [`free_packet`](Self::free_packet), [`poll_event`](Self::poll_event),
+/// [`disconnect`](Self::disconnect), [`batch`](Self::batch) and the rest
+/// below. None takes a time (the client reads tokio's clock itself) and
+/// nothing blocks.
 ///
 /// The client moves while one of its async methods is awaited
 /// ([`connected`](Self::connected), [`recv`](Self::recv),
@@ -90,31 +93,24 @@ impl Client {
         }
     }
 
-    /// The client's clock: seconds since it was made, on tokio's clock.
-    pub fn now(&self) -> f64 {
-        self.driver.now()
-    }
-
     /// Reads what waits on the socket of the server's family, then sends
-    /// what is due and applies token expiry and timeouts, at
-    /// [`now`](Self::now): `netcode_std::Client::update` on the client's
-    /// clock. Only datagrams the runtime's reactor has seen arrive are read.
+    /// what is due and applies token expiry and timeouts, now on tokio's
+    /// clock: `netcode_std::Client::update`. Only datagrams the runtime's
+    /// reactor has seen arrive are read.
     pub fn update(&mut self) {
-        let now = self.now();
-        self.inner.update(now);
+        self.inner.update(now());
     }
 
     /// Reads and handles what waits on the socket of the server's family,
     /// without sending or applying timeouts.
     pub fn drain_socket(&mut self) {
-        let now = self.now();
-        self.inner.drain_socket(now);
+        self.inner.drain_socket(now());
     }
 
-    /// How long until the client next needs an [`update`](Self::update)
-    /// (`None` while idle), on the client's clock.
+    /// How long from now until the client next needs an
+    /// [`update`](Self::update) (`None` while idle).
     pub fn poll_timeout(&self) -> Option<Duration> {
-        self.inner.poll_timeout(self.now())
+        self.inner.poll_timeout(now())
     }
 
     /// The socket the client reads: its server's family's, unless it has
@@ -197,7 +193,8 @@ impl Client {
     }
 
     /// The netcode-std client inside, mutably. Times passed to its methods
-    /// should come from [`now`](Self::now).
+    /// should be tokio's instants (`tokio::time::Instant::now().into_std()`),
+    /// as this client passes them.
     pub fn get_mut(&mut self) -> &mut netcode_std::Client<TokioSocket> {
         &mut self.inner
     }
@@ -227,19 +224,5 @@ impl Driven for Client {
 
     fn update_now(&mut self) {
         self.update();
-    }
-}
-
-impl Deref for Client {
-    type Target = netcode_std::Client<TokioSocket>;
-
-    fn deref(&self) -> &Self::Target {
-        &self.inner
-    }
-}
-
-impl DerefMut for Client {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.inner
     }
 }

@@ -1,16 +1,18 @@
-//! A netcode server on tokio sockets: netcode-std's server, the driver's
-//! clock and timer, and the async methods that drive it while they wait
-//! for a payload or an event.
+//! A netcode server on tokio sockets: netcode-std's server inside, the
+//! driver's timer, and the async methods that drive it while they wait for
+//! a payload or an event (this file); the host's methods that make sense
+//! under tokio, on the server itself (`host.rs`).
+
+mod host;
 
 use std::future::poll_fn;
 use std::net::SocketAddr;
-use std::ops::{Deref, DerefMut};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use netcode_std::{CreateError, Family, ReceivedPacket, ServerConfig, ServerEvent, ToAddress};
 
-use crate::driver::{self, Driven, Driver, poll_readable, poll_until};
+use crate::driver::{self, Driven, Driver, now, poll_readable, poll_until};
 use crate::socket::{TokioSocket, adopt};
 
 /// What [`Server::next`] returns: an event, or a payload with the slot of
@@ -29,14 +31,29 @@ pub enum Incoming {
 }
 
 /// A netcode dedicated server on tokio UDP sockets: [`netcode_std::Server`]
-/// on [`TokioSocket`]s, with a clock and an async driver.
+/// on [`TokioSocket`]s, driven by async methods on tokio's clock.
 ///
-/// Every method of `netcode_std::Server` is reachable through `Deref`
-/// (`start`, `send_packet`, `receive_packet`, `free_packet`, `poll_event`,
-/// `batch`, `disconnect_client`, `stats`...). Those that take the caller's
-/// time there take none here and use the server's own clock ([`now`](Self::now)):
-/// [`update`](Self::update), [`drain_socket`](Self::drain_socket),
-/// [`poll_timeout`](Self::poll_timeout).
+/// Its methods are those of the host that make sense under tokio, with
+/// the C library's names: [`start`](Self::start) (async: it waits out the
+/// restart rule's second on tokio's timer), [`send_packet`](Self::send_packet),
+/// [`receive_packet`](Self::receive_packet), [`free_packet`](Self::free_packet),
+/// [`poll_event`](Self::poll_event), [`batch`](Self::batch),
+/// [`disconnect_client`](Self::disconnect_client), [`stats`](Self::stats) and
+/// the rest below. None takes a time: the server reads tokio's clock
+/// itself, and hands the host instants. Nothing blocks: there is no `wait`
+/// (the drivers sleep on tokio's reactor and timer instead).
+///
+/// ```compile_fail
+/// # fn f(server: &mut netcode_tokio::Server) {
+/// server.wait(std::time::Duration::from_millis(16)); // blocking: not here
+/// # }
+/// ```
+///
+/// ```compile_fail
+/// # fn f(server: &mut netcode_tokio::Server) {
+/// server.update(1.5); // no caller's clock: tokio's
+/// # }
+/// ```
 ///
 /// The server has no task of its own: it moves while one of its async
 /// methods is awaited ([`turn`](Self::turn), [`recv`](Self::recv),
@@ -97,6 +114,26 @@ impl Server {
         Ok(Self::from_host(inner))
     }
 
+    /// Opens `max_clients` slots, as [`netcode_std::Server::start`], then
+    /// sleeps on tokio's timer until the second the restart rule counts
+    /// from is over (up to a second), so that any token issued after this
+    /// returns is admitted.
+    pub async fn start(&mut self, max_clients: usize) -> Result<(), netcode_std::ServerError> {
+        let admitted_from = self.inner.start_nowait(max_clients)?;
+        self.maybe_queued = true;
+        let admitted_at = Duration::from_secs(admitted_from);
+        let unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        if let Some(wait) = admitted_at
+            .checked_sub(unix)
+            .filter(|wait| *wait <= Duration::from_secs(1))
+        {
+            tokio::time::sleep(wait + Duration::from_millis(1)).await;
+        }
+        Ok(())
+    }
+
     fn from_host(inner: netcode_std::Server<TokioSocket>) -> Self {
         Self {
             inner,
@@ -106,36 +143,27 @@ impl Server {
         }
     }
 
-    /// The server's clock: seconds since it was made, on tokio's clock.
-    /// This is the time the driver gives the host; pass it to anything of
-    /// `netcode_std` that asks for the caller's time.
-    pub fn now(&self) -> f64 {
-        self.driver.now()
-    }
-
     /// Reads every datagram waiting on the sockets, then sends due
-    /// keep-alives and times out silent clients, at [`now`](Self::now):
-    /// `netcode_std::Server::update` on the server's clock. Only datagrams
-    /// the runtime's reactor has seen arrive are read, so call it from a
-    /// task that yields to the runtime between calls.
+    /// keep-alives and times out silent clients, now on tokio's clock:
+    /// `netcode_std::Server::update`. Only datagrams the runtime's reactor
+    /// has seen arrive are read, so call it from a task that yields to the
+    /// runtime between calls.
     pub fn update(&mut self) {
-        let now = self.now();
-        self.inner.update(now);
+        self.inner.update(now());
         self.maybe_queued = true;
     }
 
     /// Reads and handles the datagrams waiting on the socket of `family`,
     /// without sending keep-alives or applying timeouts.
     pub fn drain_socket(&mut self, family: Family) {
-        let now = self.now();
-        self.inner.drain_socket(now, family);
+        self.inner.drain_socket(now(), family);
         self.maybe_queued = true;
     }
 
-    /// How long until the server next needs an [`update`](Self::update)
-    /// (`None`: not until a datagram arrives), on the server's clock.
+    /// How long from now until the server next needs an
+    /// [`update`](Self::update) (`None`: not until a datagram arrives).
     pub fn poll_timeout(&self) -> Option<Duration> {
-        self.inner.poll_timeout(self.now())
+        self.inner.poll_timeout(now())
     }
 
     /// One turn of the driver, as a poll: `Ready` once it has drained the
@@ -214,8 +242,8 @@ impl Server {
     }
 
     /// The netcode-std server inside, mutably. Times passed to its methods
-    /// should come from [`now`](Self::now), or its clock rule (steps of at
-    /// most a second, none backwards) sees two clocks fighting.
+    /// should be tokio's instants (`tokio::time::Instant::now().into_std()`),
+    /// as this server passes them.
     pub fn get_mut(&mut self) -> &mut netcode_std::Server<TokioSocket> {
         self.maybe_queued = true;
         &mut self.inner
@@ -253,19 +281,5 @@ impl Driven for Server {
 
     fn update_now(&mut self) {
         self.update();
-    }
-}
-
-impl Deref for Server {
-    type Target = netcode_std::Server<TokioSocket>;
-
-    fn deref(&self) -> &Self::Target {
-        &self.inner
-    }
-}
-
-impl DerefMut for Server {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        self.get_mut()
     }
 }
