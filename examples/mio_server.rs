@@ -178,14 +178,12 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
         }
         // The echoes leave together when the batch ends.
         let mut batch = server.batch();
-        for slot in 0..batch.max_clients() {
-            while let Some(packet) = batch.receive_packet(slot) {
-                tally.check(packet.data());
-                if batch.send_packet(slot, packet.data()).is_ok() {
-                    tally.sent += 1;
-                }
-                batch.free_packet(packet);
+        while let Some((slot, packet)) = batch.receive_any() {
+            tally.check(packet.data());
+            if batch.send_packet(slot, packet.data()).is_ok() {
+                tally.sent += 1;
             }
+            batch.free_packet(packet);
         }
         drop(batch);
 

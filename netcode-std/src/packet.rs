@@ -118,6 +118,9 @@ impl PacketPool {
 #[derive(Debug, Default)]
 pub(crate) struct PacketQueue {
     packets: VecDeque<ReceivedPacket>,
+    /// Whether the slot is in its server's list of slots with payloads
+    /// (where it may stay, empty, until that list next passes it).
+    pub(crate) listed: bool,
 }
 
 impl PacketQueue {
@@ -133,6 +136,11 @@ impl PacketQueue {
     /// The oldest payload.
     pub(crate) fn pop(&mut self) -> Option<ReceivedPacket> {
         self.packets.pop_front()
+    }
+
+    /// Whether no payload waits.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.packets.is_empty()
     }
 
     /// Drops every payload, returning the buffers to `pool`.

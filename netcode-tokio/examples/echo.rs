@@ -42,11 +42,9 @@ async fn serve(mut server: Server, mut shutdown: watch::Receiver<bool>) {
             println!("server: {event:?}");
         }
         let mut batch = server.batch();
-        for index in 0..batch.max_clients() {
-            while let Some(packet) = batch.receive_packet(index) {
-                let _ = batch.send_packet(index, packet.data());
-                batch.free_packet(packet);
-            }
+        while let Some((index, packet)) = batch.receive_any() {
+            let _ = batch.send_packet(index, packet.data());
+            batch.free_packet(packet);
         }
     }
     server.stop();

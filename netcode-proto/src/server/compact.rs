@@ -112,6 +112,11 @@ impl Nanos {
         Self(u64::try_from(time.since_epoch().as_nanos()).unwrap_or(u64::MAX))
     }
 
+    /// The instant this is.
+    pub(crate) fn instant(self) -> Instant {
+        Instant::from_duration(core::time::Duration::from_nanos(self.0))
+    }
+
     /// `self + seconds`, saturating.
     pub(crate) fn after_seconds(self, seconds: u64) -> Self {
         Self(self.0.saturating_add(seconds.saturating_mul(1_000_000_000)))

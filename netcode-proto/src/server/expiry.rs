@@ -34,6 +34,12 @@ pub(crate) trait HeapEntry {
     /// Records that this entry now sits at `position`. Tables that only
     /// ever remove or re-key the root need not keep it.
     fn set_position(&mut self, position: u32);
+
+    /// Where this entry sits, for tables that keep it (see
+    /// [`set_position`](Self::set_position)); `None` for the others.
+    fn position(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// Empties the heap: every entry free, at the position of its own index.
@@ -62,6 +68,25 @@ pub(crate) fn admit_free<T: HeapEntry>(entries: &mut [T], len: &mut usize) {
         *len += 1;
         sift_up(entries, *len - 1);
     }
+}
+
+/// Makes entry `entry` live with the key it now has: admitted if it was
+/// free, re-keyed if it was live. Only for tables that keep positions.
+pub(crate) fn admit_entry<T: HeapEntry>(entries: &mut [T], len: &mut usize, entry: usize) {
+    let Some(position) = entries.get(entry).and_then(|e| e.position()) else {
+        return;
+    };
+    let position = position as usize;
+    if position < *len {
+        rekeyed(entries, *len, position);
+        return;
+    }
+    // Free: swap it to the first free position, then admit that one.
+    let first_free = *len;
+    let there = entry_at(entries, first_free);
+    place(entries, position, there);
+    place(entries, first_free, entry);
+    admit_free(entries, len);
 }
 
 /// Moves the live entry at `position` to the free entries.

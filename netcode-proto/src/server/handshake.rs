@@ -212,7 +212,10 @@ impl<S: ServerStorage> Server<S> {
         tables.index_client_id(&hasher, index);
         self.num_connected += 1;
         self.send_keep_alive(now, index, out);
-        self.deadline = Some(self.deadline.map_or(now, |d| d.min(now)));
+        let mut tables = self.storage.tables();
+        tables.arm_timer(&mut self.live, index);
+        let key = tables.first_timer(&self.live).map(|(_, key)| key.instant());
+        self.deadline = self.deadline.min(key).or(key);
         out.event(ServerEvent::ClientConnected {
             client_index: index,
             client_id: challenge.client_id,

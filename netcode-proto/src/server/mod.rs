@@ -50,6 +50,7 @@ mod slot;
 mod snapshot;
 mod storage;
 mod tables;
+mod timers;
 mod update;
 
 /// The reference's default for [`ServerConfig::max_connect_token_lifetime`]:
@@ -68,6 +69,7 @@ pub use storage::{
     ADDRESS_BUCKETS_PER_SLOT, ArrayStorage, CLIENT_ID_BUCKETS_PER_SLOT, MAPPINGS_PER_SLOT,
     MIN_MAPPINGS, MIN_TOKENS, ServerStorage, TOKEN_BUCKETS_PER_SLOT, TOKENS_PER_SLOT, Tables,
 };
+pub use timers::SlotTimer;
 
 use crate::time::Instant;
 use core::net::SocketAddr;
@@ -122,7 +124,8 @@ impl<S: ServerStorage> Server<S> {
             && tables.address_index.len() >= 2 * tables.mappings.len()
             && tables.client_id_index.len() >= 2 * n
             && tables.token_index.len() >= 2 * tables.tokens.len()
-            && tables.free_slots.len() >= n.div_ceil(64);
+            && tables.free_slots.len() >= n.div_ceil(64)
+            && tables.timers.len() >= n;
         if !proportional {
             return Err(ServerError::BadStorage);
         }

@@ -53,7 +53,7 @@ impl<S: ServerStorage> Server<S> {
             return Err(crate::packet::PacketError::TooSmall.into());
         }
         let hasher = self.hasher;
-        let tables = self.storage.tables();
+        let mut tables = self.storage.tables();
         let mapping = tables.mapping_by_address(&hasher, &from);
         // A connected sender reads with its slot's key and replay window; any
         // other sender with a live mapping reads with its key (refreshing the
@@ -107,6 +107,11 @@ impl<S: ServerStorage> Server<S> {
                 let Some(c) = client else {
                     return Err(DropReason::NotConnected);
                 };
+                // See `send_to_slot`: a clock that went back re-arms.
+                if now < tables.slots[c].last_receive {
+                    tables.slots[c].last_receive = now;
+                    tables.arm_timer(&mut self.live, c);
+                }
                 let slot = &mut tables.slots[c];
                 slot.last_receive = now;
                 match packet {

@@ -84,6 +84,7 @@ impl<S: ServerStorage> Server<S> {
         };
         let sequence = slot.sequence;
         slot.sequence += 1;
+        let went_back = now < slot.last_send;
         slot.last_send = now;
         mapping.last_access = compact::Nanos::new(now);
         let mut buffer = [0u8; MAX_ENCRYPTED_PACKET_BYTES];
@@ -96,6 +97,11 @@ impl<S: ServerStorage> Server<S> {
         ) {
             out.send(address, &buffer[..n]);
             self.stats.count_sent(packet.packet_type());
+        }
+        // A caller's clock that went back moved the slot's deadline earlier
+        // than its timer's key, which must never be later.
+        if went_back {
+            self.storage.tables().arm_timer(&mut self.live, index);
         }
     }
 

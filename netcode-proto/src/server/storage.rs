@@ -24,6 +24,7 @@ use super::mapping::Mapping;
 #[cfg(doc)]
 use super::sizing::TokenHistorySize;
 use super::slot::ClientSlot;
+use super::timers::SlotTimer;
 
 /// Encryption mappings per client slot (the reference has 1024 for 256 slots).
 pub const MAPPINGS_PER_SLOT: usize = 4;
@@ -60,6 +61,8 @@ pub struct Tables<'a> {
     pub token_index: &'a mut [u32],
     /// At least one bit per slot.
     pub free_slots: &'a mut [u64],
+    /// One per client slot: when each connected client is next due.
+    pub timers: &'a mut [SlotTimer],
 }
 
 /// Storage for a server's tables. Implement it to place them yourself; the
@@ -87,6 +90,7 @@ pub struct ArrayStorage<const N: usize> {
     client_id_index: [[u32; CLIENT_ID_BUCKETS_PER_SLOT]; N],
     token_index: [[u32; TOKEN_BUCKETS_PER_SLOT]; N],
     free_slots: [u64; N],
+    timers: [SlotTimer; N],
 }
 
 const NO_MAPPINGS: [Mapping; MAPPINGS_PER_SLOT] = [Mapping::EMPTY; MAPPINGS_PER_SLOT];
@@ -103,6 +107,7 @@ impl<const N: usize> ArrayStorage<N> {
             client_id_index: [[0; CLIENT_ID_BUCKETS_PER_SLOT]; N],
             token_index: [[0; TOKEN_BUCKETS_PER_SLOT]; N],
             free_slots: [0; N],
+            timers: [SlotTimer::EMPTY; N],
         }
     }
 }
@@ -123,6 +128,7 @@ impl<const N: usize> ServerStorage for ArrayStorage<N> {
             client_id_index: self.client_id_index.as_flattened_mut(),
             token_index: self.token_index.as_flattened_mut(),
             free_slots: &mut self.free_slots[..N.div_ceil(64)],
+            timers: &mut self.timers,
         }
     }
 
@@ -155,6 +161,7 @@ mod heap {
         client_id_index: Box<[u32]>,
         token_index: Box<[u32]>,
         free_slots: Box<[u64]>,
+        timers: Box<[SlotTimer]>,
     }
 
     impl HeapStorage {
@@ -191,6 +198,7 @@ mod heap {
                 client_id_index: vec![0; slots * CLIENT_ID_BUCKETS_PER_SLOT].into_boxed_slice(),
                 token_index: vec![0; 2 * tokens].into_boxed_slice(),
                 free_slots: vec![0; slots.div_ceil(64)].into_boxed_slice(),
+                timers: vec![SlotTimer::EMPTY; slots].into_boxed_slice(),
             }
         }
     }
@@ -205,6 +213,7 @@ mod heap {
                 client_id_index: self.client_id_index.clone(),
                 token_index: self.token_index.clone(),
                 free_slots: self.free_slots.clone(),
+                timers: self.timers.clone(),
             }
         }
 
@@ -219,6 +228,7 @@ mod heap {
                 client_id_index,
                 token_index,
                 free_slots,
+                timers,
             } = self;
             slots.clone_from(&source.slots);
             mappings.clone_from(&source.mappings);
@@ -227,6 +237,7 @@ mod heap {
             client_id_index.clone_from(&source.client_id_index);
             token_index.clone_from(&source.token_index);
             free_slots.clone_from(&source.free_slots);
+            timers.clone_from(&source.timers);
         }
     }
 
@@ -240,6 +251,7 @@ mod heap {
                 client_id_index: &mut self.client_id_index,
                 token_index: &mut self.token_index,
                 free_slots: &mut self.free_slots,
+                timers: &mut self.timers,
             }
         }
 

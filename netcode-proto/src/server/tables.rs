@@ -20,12 +20,15 @@ use crate::constants::MAC_BYTES;
 use crate::crypto::Key;
 use crate::timing::TokenTimeout;
 
-/// How many entries of the mapping table and of the token history are live:
-/// the lengths of their expiry heaps, kept beside the tables.
+/// How many entries of the mapping table and of the token history are live,
+/// and how many slot timers are armed: the lengths of their heaps, kept
+/// beside the tables.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Occupancy {
     pub(crate) mappings: usize,
     pub(crate) tokens: usize,
+    /// Armed slot timers (see `timers.rs`).
+    pub(crate) timers: usize,
 }
 
 /// Result of looking a connect token up in the history.
@@ -62,6 +65,7 @@ impl Tables<'_> {
         expiry::reset(self.mappings, &mut live.mappings);
         self.tokens.fill(TokenEntry::EMPTY);
         expiry::reset(self.tokens, &mut live.tokens);
+        expiry::reset(self.timers, &mut live.timers);
     }
 
     // ---- client slots ----

@@ -5,6 +5,8 @@
 
 use crate::time::Instant;
 
+use super::compact::Nanos;
+use super::timers::slot_deadline;
 use super::{DisconnectReason, Server, ServerEvent, ServerStorage};
 use crate::io::Output;
 use crate::packet::Packet;
@@ -32,30 +34,41 @@ impl<S: ServerStorage> Server<S> {
         self.storage
             .tables()
             .free_expired_tokens(&mut self.live, &hasher, self.unix_time);
-        let mut deadline: Option<Instant> = None;
-        for index in 0..self.max_clients {
-            let slot = &self.storage.slots()[index];
-            if !slot.connected || slot.loopback {
-                continue;
+        // The slots whose timers have come, earliest first; the others are
+        // not visited (see `timers.rs`).
+        let now_key = Nanos::new(now);
+        while let Some((index, key)) = self.storage.tables().first_timer(&self.live) {
+            if key > now_key {
+                break;
             }
+            let slot = &self.storage.slots()[index];
             if SERVER_KEEP_ALIVE.holds(next_send(slot.last_send), now) {
                 self.send_keep_alive(now, index, out);
             }
             let slot = &self.storage.slots()[index];
-            if let Some(timeout) = slot.timeout {
-                let expires = after(slot.last_receive, timeout);
-                if SERVER_TIMEOUT.holds(expires, now) {
-                    self.disconnect_slot(index, DisconnectReason::TimedOut, false, out);
-                    continue;
-                }
-                let expires = SERVER_TIMEOUT.earliest(expires);
-                deadline = Some(deadline.map_or(expires, |d| d.min(expires)));
+            if let Some(timeout) = slot.timeout
+                && SERVER_TIMEOUT.holds(after(slot.last_receive, timeout), now)
+            {
+                self.disconnect_slot(index, DisconnectReason::TimedOut, false, out);
+                continue;
             }
-            let slot = &self.storage.slots()[index];
-            let keep_alive = SERVER_KEEP_ALIVE.earliest(next_send(slot.last_send));
-            deadline = Some(deadline.map_or(keep_alive, |d| d.min(keep_alive)));
+            self.storage.tables().arm_timer(&mut self.live, index);
         }
-        self.deadline = deadline;
+        self.deadline = self.exact_first_deadline();
+    }
+
+    /// The earliest deadline of any connected client: the first timer's,
+    /// once keys left early by traffic since they were set are brought to
+    /// their slots' real deadlines.
+    fn exact_first_deadline(&mut self) -> Option<Instant> {
+        loop {
+            let mut tables = self.storage.tables();
+            let (index, key) = tables.first_timer(&self.live)?;
+            if Nanos::new(slot_deadline(&tables.slots[index])) <= key {
+                return Some(key.instant());
+            }
+            tables.arm_timer(&mut self.live, index);
+        }
     }
 
     /// Disconnects the client in slot `index` with 10 disconnect packets.
@@ -97,6 +110,7 @@ impl<S: ServerStorage> Server<S> {
         }
         let hasher = self.hasher;
         let mut tables = self.storage.tables();
+        tables.disarm_timer(&mut self.live, index);
         tables.unindex_client_id(&hasher, index);
         if let Some(mapping) = tables.slots[index].mapping {
             tables.remove_mapping(&mut self.live, &hasher, mapping as usize);

@@ -26,6 +26,9 @@ pub(crate) struct ServerIo<S> {
     pub(crate) link: Link<S>,
     pub(crate) events: EventQueue<ServerEvent>,
     pub(crate) queues: Vec<PacketQueue>,
+    /// The slots whose queues got payloads, each at most once, in the order
+    /// they got them: what `receive_any` visits, instead of every slot.
+    pub(crate) ready: VecDeque<u32>,
     pub(crate) pool: PacketPool,
     /// Payloads for loopback clients, with their slots, oldest first.
     loopback: VecDeque<(usize, ReceivedPacket)>,
@@ -42,6 +45,7 @@ impl<S: Socket> ServerIo<S> {
             link,
             events: EventQueue::new(),
             queues: Vec::new(),
+            ready: VecDeque::new(),
             pool: PacketPool::new(pool_limit),
             loopback: VecDeque::new(),
             log: DropLog::new(),
@@ -51,13 +55,42 @@ impl<S: Socket> ServerIo<S> {
 
     /// Queues a received payload for slot `index`, or counts it dropped.
     pub(crate) fn enqueue(&mut self, index: usize, data: &[u8], sequence: u64) {
-        let queued = self
-            .queues
-            .get_mut(index)
-            .is_some_and(|q| q.push(&mut self.pool, data, sequence));
-        if !queued {
+        let Some(queue) = self.queues.get_mut(index) else {
             self.link.stats.queue_full += 1;
+            return;
+        };
+        if !queue.push(&mut self.pool, data, sequence) {
+            self.link.stats.queue_full += 1;
+            return;
         }
+        if !queue.listed {
+            queue.listed = true;
+            self.ready.push_back(index as u32);
+        }
+    }
+
+    /// The oldest payload of the first slot in the ready list that has one,
+    /// with the slot; that slot goes to the back of the list if it has more
+    /// (so clients take turns, a payload each), and slots found empty leave
+    /// it.
+    pub(crate) fn pop_ready(&mut self) -> Option<(usize, ReceivedPacket)> {
+        while let Some(slot) = self.ready.pop_front() {
+            let index = slot as usize;
+            let Some(queue) = self.queues.get_mut(index) else {
+                continue;
+            };
+            let Some(packet) = queue.pop() else {
+                queue.listed = false;
+                continue;
+            };
+            if queue.is_empty() {
+                queue.listed = false;
+            } else {
+                self.ready.push_back(slot);
+            }
+            return Some((index, packet));
+        }
+        None
     }
 
     /// Holds a payload for the loopback client of slot `index`.

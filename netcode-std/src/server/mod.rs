@@ -89,11 +89,9 @@ const SERVER_POOL_LIMIT: usize = MAX_RECEIVE_PER_UPDATE;
 ///         println!("{event:?}");
 ///     }
 ///     let mut batch = server.batch(); // the echoes leave together
-///     for index in 0..batch.max_clients() {
-///         while let Some(packet) = batch.receive_packet(index) {
-///             let _ = batch.send_packet(index, packet.data());
-///             batch.free_packet(packet);
-///         }
+///     while let Some((index, packet)) = batch.receive_any() {
+///         let _ = batch.send_packet(index, packet.data());
+///         batch.free_packet(packet);
 ///     }
 ///     drop(batch);
 ///     server.wait(Duration::from_millis(16)); // until a datagram or a deadline
@@ -289,6 +287,8 @@ impl<S: Socket> Server<S> {
                 .queues
                 .resize_with(max_clients, PacketQueue::default);
         }
+        let ready = &mut self.io.ready;
+        ready.reserve(max_clients.saturating_sub(ready.len()));
         log::info!(
             target: TARGET,
             "server {} started with {max_clients} slots",

@@ -41,6 +41,23 @@ impl<S: Socket> Server<S> {
         self.io.queues.get_mut(client_index)?.pop()
     }
 
+    /// The next payload from any client, with the slot it came from,
+    /// visiting only slots that hold payloads: clients take turns, a
+    /// payload each, in the order their first payloads arrived. The
+    /// C-style [`receive_packet`](Self::receive_packet) per slot still
+    /// works beside it; an echo loop over thousands of slots should use
+    /// this.
+    pub fn receive_any(&mut self) -> Option<(usize, ReceivedPacket)> {
+        let max_clients = self.core.max_clients();
+        while let Some((index, packet)) = self.io.pop_ready() {
+            if index < max_clients {
+                return Some((index, packet));
+            }
+            self.io.pool.recycle(packet);
+        }
+        None
+    }
+
     /// Gives a received payload's buffer back for reuse. Dropping the
     /// packet instead is fine; it only costs an allocation later.
     pub fn free_packet(&mut self, packet: ReceivedPacket) {

@@ -46,6 +46,12 @@ impl Server {
         self.inner.receive_packet(client_index)
     }
 
+    /// The next payload from any client, with its slot, visiting only slots
+    /// that hold payloads; see [`netcode_std::Server::receive_any`].
+    pub fn receive_any(&mut self) -> Option<(usize, ReceivedPacket)> {
+        self.inner.receive_any()
+    }
+
     /// Gives a payload's buffer back for reuse (optional).
     pub fn free_packet(&mut self, packet: ReceivedPacket) {
         self.inner.free_packet(packet);
@@ -60,13 +66,11 @@ impl Server {
     /// packets).
     pub fn disconnect_client(&mut self, client_index: usize) {
         self.inner.disconnect_client(client_index);
-        self.maybe_queued = true;
     }
 
     /// Disconnects every client.
     pub fn disconnect_all_clients(&mut self) {
         self.inner.disconnect_all_clients();
-        self.maybe_queued = true;
     }
 
     /// Whether slot `client_index` holds a client.

@@ -82,13 +82,6 @@ pub enum Incoming {
 pub struct Server {
     inner: netcode_std::Server<TokioSocket>,
     driver: Driver,
-    /// The slot [`recv`](Self::recv) looks at first: where the last payload
-    /// came from, so each client's queue is emptied in turn.
-    next_slot: usize,
-    /// False only when a scan found every payload queue empty and nothing
-    /// has touched the server since; saves scanning all slots on every
-    /// poll.
-    maybe_queued: bool,
 }
 
 impl Server {
@@ -120,7 +113,6 @@ impl Server {
     /// returns is admitted.
     pub async fn start(&mut self, max_clients: usize) -> Result<(), netcode_std::ServerError> {
         let admitted_from = self.inner.start_nowait(max_clients)?;
-        self.maybe_queued = true;
         let admitted_at = Duration::from_secs(admitted_from);
         let unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -138,8 +130,6 @@ impl Server {
         Self {
             inner,
             driver: Driver::new(),
-            next_slot: 0,
-            maybe_queued: true,
         }
     }
 
@@ -150,14 +140,12 @@ impl Server {
     /// runtime between calls.
     pub fn update(&mut self) {
         self.inner.update(now());
-        self.maybe_queued = true;
     }
 
     /// Reads and handles the datagrams waiting on the socket of `family`,
     /// without sending keep-alives or applying timeouts.
     pub fn drain_socket(&mut self, family: Family) {
         self.inner.drain_socket(now(), family);
-        self.maybe_queued = true;
     }
 
     /// How long from now until the server next needs an
@@ -186,12 +174,13 @@ impl Server {
     }
 
     /// The next payload from any client, with its slot, driving the server
-    /// until one arrives. Clients take turns: each one's queued payloads,
-    /// oldest first, then the next slot's. Events wait in their queue for
+    /// until one arrives. Clients take turns, a payload each
+    /// ([`receive_any`](Self::receive_any)): only slots holding payloads are
+    /// visited. Events wait in their queue for
     /// [`next_event`](Self::next_event) (at most 4096, then the oldest are
     /// dropped): use [`next`](Self::next) to get both. Cancellation-safe.
     pub async fn recv(&mut self) -> (usize, ReceivedPacket) {
-        poll_fn(|cx| poll_until(self, cx, Self::poll_turn, Self::take_payload)).await
+        poll_fn(|cx| poll_until(self, cx, Self::poll_turn, Self::receive_any)).await
     }
 
     /// The next connect or disconnect event, driving the server until one
@@ -209,7 +198,7 @@ impl Server {
             poll_until(self, cx, Self::poll_turn, |s| match s.inner.poll_event() {
                 Some(event) => Some(Incoming::Event(event)),
                 None => s
-                    .take_payload()
+                    .receive_any()
                     .map(|(client_index, packet)| Incoming::Payload {
                         client_index,
                         packet,
@@ -217,23 +206,6 @@ impl Server {
             })
         })
         .await
-    }
-
-    /// The next payload in slot order from [`next_slot`](Self::next_slot).
-    fn take_payload(&mut self) -> Option<(usize, ReceivedPacket)> {
-        if !self.maybe_queued {
-            return None;
-        }
-        let slots = self.inner.max_clients();
-        for offset in 0..slots {
-            let slot = (self.next_slot + offset) % slots;
-            if let Some(packet) = self.inner.receive_packet(slot) {
-                self.next_slot = slot;
-                return Some((slot, packet));
-            }
-        }
-        self.maybe_queued = false;
-        None
     }
 
     /// The netcode-std server inside, with its own time-taking methods.
@@ -245,7 +217,6 @@ impl Server {
     /// should be tokio's instants (`tokio::time::Instant::now().into_std()`),
     /// as this server passes them.
     pub fn get_mut(&mut self) -> &mut netcode_std::Server<TokioSocket> {
-        self.maybe_queued = true;
         &mut self.inner
     }
 

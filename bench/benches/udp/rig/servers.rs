@@ -4,8 +4,9 @@
 //!
 //! * **ours** ([`OursServer`]), as netcode-mio documents its loop: sleep in
 //!   its own `mio::Poll` for at most `poll_timeout` (capped at 1 ms), hand
-//!   each event to the server, `update`, drain the events, then every slot's
-//!   `receive_packet`, echoing each payload with `send_packet` and
+//!   each event to the server, `update`, drain the events, then
+//!   `receive_any` (only the slots holding payloads), echoing each payload
+//!   with `send_packet` and
 //!   returning its buffer with `free_packet`; the whole turn in one
 //!   `batch()` scope. Both rows run this same code; only the socket under
 //!   the server differs (netcode-mio's batched `RegisteredSocket`, or
@@ -313,12 +314,10 @@ impl<S: OursSocket> EchoServer for OursServer<S> {
         }
         server.update(now);
         while server.poll_event().is_some() {}
-        for slot in 0..server.max_clients() {
-            while let Some(packet) = server.receive_packet(slot) {
-                let _ = server.send_packet(slot, packet.data());
-                server.free_packet(packet);
-                echoed += 1;
-            }
+        while let Some((slot, packet)) = server.receive_any() {
+            let _ = server.send_packet(slot, packet.data());
+            server.free_packet(packet);
+            echoed += 1;
         }
         drop(server);
         counters.echoed(echoed);

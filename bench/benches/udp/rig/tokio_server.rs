@@ -49,12 +49,10 @@ impl EchoServer for TokioServer {
         let mut echoed = 0;
         let mut batch = server.batch();
         while batch.poll_event().is_some() {}
-        for slot in 0..batch.max_clients() {
-            while let Some(packet) = batch.receive_packet(slot) {
-                let _ = batch.send_packet(slot, packet.data());
-                batch.free_packet(packet);
-                echoed += 1;
-            }
+        while let Some((slot, packet)) = batch.receive_any() {
+            let _ = batch.send_packet(slot, packet.data());
+            batch.free_packet(packet);
+            echoed += 1;
         }
         drop(batch);
         counters.echoed(echoed);
