@@ -16,7 +16,8 @@
 //! * [`server`]: the server state machine ([`server::Server`]) over
 //!   caller-sized storage, with hash lookups for every per-packet step.
 //! * [`io`]: the [`io::Output`] trait both push datagrams and events into.
-//! * [`stats`]: counters per packet type and per drop reason.
+//! * [`stats`]: counters per packet type and per drop reason;
+//!   [`traffic`]: what each connection carried ([`ConnectionStats`]).
 //! * [`time`]: [`Instant`], a point on the caller's monotonic clock, apart
 //!   from the spans (`Duration`) between points.
 //! * [`timing`]: the send interval and every other timing rule, once.
@@ -85,6 +86,7 @@ pub mod stats;
 pub mod time;
 pub mod timing;
 pub mod token;
+pub mod traffic;
 
 pub use crypto::Key;
 pub use packet::{Packet, PacketError, PacketType, read_packet, write_packet};
@@ -93,6 +95,7 @@ pub use rand_core;
 pub use replay::ReplayProtection;
 pub use time::Instant;
 pub use token::{ConnectToken, PrivateConnectToken, generate_connect_token};
+pub use traffic::ConnectionStats;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

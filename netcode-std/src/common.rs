@@ -8,6 +8,7 @@
 
 /// The protocol core, sans-IO.
 pub use netcode_proto as proto;
+pub use netcode_proto::ConnectionStats;
 pub use netcode_proto::client::{ClientEvent, ClientState, LoopbackError};
 pub use netcode_proto::constants;
 pub use netcode_proto::constants::{CONNECT_TOKEN_BYTES, MAX_PAYLOAD_BYTES, USER_DATA_BYTES};

@@ -47,8 +47,16 @@ fn receive_any_takes_turns_among_the_slots_with_payloads() {
     }
     assert_eq!(got.len(), total, "every payload, once");
     for client in 0..CLIENTS as u8 {
-        let mine: Vec<u8> = got.iter().filter(|(c, _)| *c == client).map(|p| p.1).collect();
-        assert_eq!(mine, (0..sends[usize::from(client)]).collect::<Vec<_>>(), "in order");
+        let mine: Vec<u8> = got
+            .iter()
+            .filter(|(c, _)| *c == client)
+            .map(|p| p.1)
+            .collect();
+        assert_eq!(
+            mine,
+            (0..sends[usize::from(client)]).collect::<Vec<_>>(),
+            "in order"
+        );
     }
     // Taking turns, a payload each: the three clients with payloads, then
     // the two with more, then again those two.

@@ -12,8 +12,10 @@
 //! measured per server address from `expire - create`, and 10 redundant
 //! disconnect packets on [`Client::disconnect`].
 
+mod loopback;
 mod state;
 
+pub use loopback::LoopbackError;
 pub use state::ClientState;
 
 use core::net::SocketAddr;
@@ -25,8 +27,8 @@ use crate::address::same_endpoint;
 use crate::constants::{CHALLENGE_TOKEN_BYTES, MAX_ENCRYPTED_PACKET_BYTES, is_payload_size};
 use crate::io::Output;
 use crate::packet::{
-    ChallengePacket, KeepAlivePacket, Packet, PacketContext, PacketTypes, RequestPacket,
-    read_encrypted, write_packet,
+    ChallengePacket, KeepAlivePacket, Packet, PacketContext, PacketError, PacketTypes,
+    RequestPacket, read_encrypted, write_packet,
 };
 use crate::replay::ReplayProtection;
 use crate::session::{Payload, SendError, Sent};
@@ -36,6 +38,7 @@ use crate::timing::{
     token_expired,
 };
 use crate::token::{ConnectToken, TokenError};
+use crate::traffic::{ConnectionStats, Traffic};
 
 /// What a client reports as it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,26 +53,6 @@ pub enum ClientEvent {
     },
 }
 
-/// Why loopback mode could not be entered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LoopbackError {
-    /// The client is connecting or connected over the network.
-    Busy,
-    /// `client_index` is not below `max_clients`.
-    InvalidClientIndex,
-}
-
-impl core::fmt::Display for LoopbackError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            Self::Busy => "client is already connecting or connected",
-            Self::InvalidClientIndex => "client index must be below max clients",
-        })
-    }
-}
-
-impl core::error::Error for LoopbackError {}
-
 /// The state of the handshake with the current server address.
 #[derive(Debug, Clone)]
 struct Attempt {
@@ -83,6 +66,9 @@ struct Attempt {
     challenge_token: [u8; CHALLENGE_TOKEN_BYTES],
     /// Set by a denied or disconnect packet; acted on by the next update.
     pending_disconnect: Option<ClientState>,
+    /// When the last connection response went: the start of the
+    /// handshake's round trip.
+    response_sent: Option<Instant>,
 }
 
 /// A netcode client: one connection to one server at a time.
@@ -97,6 +83,8 @@ pub struct Client {
     max_clients: u32,
     loopback: bool,
     stats: Stats,
+    /// What the connection carried.
+    traffic: Traffic,
 }
 
 impl Default for Client {
@@ -118,7 +106,23 @@ impl Client {
             max_clients: 0,
             loopback: false,
             stats: Stats::new(),
+            traffic: Traffic::EMPTY,
         }
+    }
+
+    /// What the connection (since the last `connect`) has carried: packets
+    /// and bytes each way, duplicates dropped, packets lost by the gaps in
+    /// the server's sequences, the handshake's round trip, and the time
+    /// since the server's last packet as of `now`. Worked out when asked;
+    /// counting costs a few additions per packet.
+    pub fn connection_stats(&self, now: Instant) -> ConnectionStats {
+        let since = self
+            .attempt
+            .as_ref()
+            .map_or(core::time::Duration::ZERO, |a| {
+                now.saturating_duration_since(a.last_receive)
+            });
+        self.traffic.report(since)
     }
 
     /// The current state.
@@ -188,6 +192,7 @@ impl Client {
         };
         let first = token.server_addresses[0];
         self.token = Some(token);
+        self.traffic = Traffic::EMPTY;
         self.begin_attempt(now, 0, first);
         self.set_state(ClientState::SendingConnectionRequest, out);
         Ok(())
@@ -235,8 +240,26 @@ impl Client {
             read_key: Some(&token.server_to_client_key),
             accepted: PacketTypes::CLIENT,
         };
-        let (sequence, packet) = read_encrypted(&context, None, datagram, Some(&mut self.replay))?;
+        let bytes = datagram.len();
+        let (sequence, packet) =
+            match read_encrypted(&context, None, datagram, Some(&mut self.replay)) {
+                Ok(read) => read,
+                Err(e) => {
+                    if e == PacketError::Replayed {
+                        self.traffic.duplicate();
+                    }
+                    return Err(e.into());
+                }
+            };
         let packet_type = packet.packet_type();
+        // Challenges and denials carry the server's global sequence; only
+        // the connection's own packets say what was lost.
+        if matches!(
+            packet,
+            Packet::KeepAlive(_) | Packet::Payload(_) | Packet::Disconnect
+        ) {
+            self.traffic.received(sequence, bytes);
+        }
         let state = self.state;
         let payload = match (packet, state) {
             (
@@ -260,6 +283,10 @@ impl Client {
             }
             (Packet::KeepAlive(keep_alive), ClientState::SendingConnectionResponse) => {
                 attempt.last_receive = now;
+                if let Some(sent) = attempt.response_sent {
+                    self.traffic
+                        .set_handshake_rtt(now.saturating_duration_since(sent));
+                }
                 self.client_index = keep_alive.client_index;
                 self.max_clients = keep_alive.max_clients;
                 self.set_state(ClientState::Connected, out);
@@ -401,53 +428,6 @@ impl Client {
         self.reset_connection(ClientState::Disconnected, out);
     }
 
-    /// Becomes the loopback client of an in-process server, in slot
-    /// `client_index` of `max_clients`: connected at once, with no packets,
-    /// keep-alives or timeouts. Payloads then go through
-    /// [`Sent::Loopback`] and [`receive_loopback_payload`](Self::receive_loopback_payload).
-    pub fn connect_loopback<O: Output<ClientEvent>>(
-        &mut self,
-        client_index: u32,
-        max_clients: u32,
-        out: &mut O,
-    ) -> Result<(), LoopbackError> {
-        if self.state.is_active() {
-            return Err(LoopbackError::Busy);
-        }
-        if client_index >= max_clients {
-            return Err(LoopbackError::InvalidClientIndex);
-        }
-        self.loopback = true;
-        self.client_index = client_index;
-        self.max_clients = max_clients;
-        self.set_state(ClientState::Connected, out);
-        Ok(())
-    }
-
-    /// Leaves loopback mode and moves to [`ClientState::Disconnected`].
-    pub fn disconnect_loopback<O: Output<ClientEvent>>(&mut self, out: &mut O) {
-        if self.loopback {
-            self.reset_connection(ClientState::Disconnected, out);
-        }
-    }
-
-    /// Accepts a payload the in-process server sent this loopback client.
-    pub fn receive_loopback_payload<'b>(
-        &mut self,
-        data: &'b [u8],
-        sequence: u64,
-    ) -> Result<Payload<'b>, SendError> {
-        if !self.loopback {
-            return Err(SendError::NotConnected);
-        }
-        if !is_payload_size(data.len()) {
-            return Err(SendError::PayloadSize);
-        }
-        self.stats
-            .count_received(crate::packet::PacketType::Payload);
-        Ok(Payload { sequence, data })
-    }
-
     fn send_due<O: Output<ClientEvent>>(&mut self, now: Instant, out: &mut O) {
         let Some(attempt) = &self.attempt else { return };
         if let Some(last_send) = attempt.last_send
@@ -512,6 +492,10 @@ impl Client {
         ) {
             out.send(attempt.server_address, &buffer[..n]);
             self.stats.count_sent(packet.packet_type());
+            self.traffic.sent(n);
+            if matches!(packet, Packet::Response(_)) {
+                attempt.response_sent = Some(now);
+            }
         }
         attempt.last_send = Some(now);
     }
@@ -526,6 +510,7 @@ impl Client {
             challenge_sequence: 0,
             challenge_token: [0; CHALLENGE_TOKEN_BYTES],
             pending_disconnect: None,
+            response_sent: None,
         });
         self.replay.reset();
     }

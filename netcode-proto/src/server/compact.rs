@@ -117,6 +117,11 @@ impl Nanos {
         Instant::from_duration(core::time::Duration::from_nanos(self.0))
     }
 
+    /// How long after `earlier` this is (zero if it is not later).
+    pub(crate) fn since(self, earlier: Self) -> core::time::Duration {
+        core::time::Duration::from_nanos(self.0.saturating_sub(earlier.0))
+    }
+
     /// `self + seconds`, saturating.
     pub(crate) fn after_seconds(self, seconds: u64) -> Self {
         Self(self.0.saturating_add(seconds.saturating_mul(1_000_000_000)))

@@ -6,6 +6,7 @@
 use crate::time::Instant;
 use core::net::SocketAddr;
 
+use super::compact::Nanos;
 use super::history::Record;
 use super::tables::TokenLookup;
 use super::{ClientSlot, Server, ServerEvent, ServerStorage};
@@ -15,6 +16,7 @@ use crate::io::Output;
 use crate::packet::{ChallengePacket, ConnectionRequest, Packet};
 use crate::stats::DropReason;
 use crate::token::ChallengeToken;
+use crate::traffic::Traffic;
 
 /// A connection request admitted by the token history, as the answer
 /// reads it: borrowed from the opened request, or from a
@@ -192,6 +194,7 @@ impl<S: ServerStorage> Server<S> {
         let m = &tables.mappings[mapping];
         let timeout = m.timeout.silence();
         let receive_key = Some(crate::crypto::OpeningKey::new(&m.receive_key));
+        let rtt = Nanos::new(now).since(m.challenge_at);
         if let Some(entry) = m.token_entry.get() {
             tables.consume_token(entry, &address);
         }
@@ -206,6 +209,7 @@ impl<S: ServerStorage> Server<S> {
             mapping: Some(mapping as u32),
             receive_key,
             user_data: challenge.user_data,
+            traffic: Traffic::new(Some(rtt)),
             ..ClientSlot::EMPTY
         };
         tables.mark_slot(index, false);

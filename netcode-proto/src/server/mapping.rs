@@ -25,6 +25,9 @@ pub struct Mapping {
     /// connected (or when the token disables timeouts).
     pub(crate) expire_time: Nanos,
     pub(crate) last_access: Nanos,
+    /// When the last challenge under this mapping was sent: the start of
+    /// the handshake's round trip.
+    pub(crate) challenge_at: Nanos,
     pub(crate) client_index: Link,
     pub(crate) token_entry: Link,
     /// The mapping table's expiry heap array element kept beside this entry
@@ -44,6 +47,7 @@ impl Mapping {
         timeout: TokenTimeout::new(0),
         expire_time: Nanos::NEVER,
         last_access: Nanos::ZERO,
+        challenge_at: Nanos::ZERO,
         client_index: Link::NONE,
         token_entry: Link::NONE,
         heap_at: 0,

@@ -8,6 +8,7 @@ use core::net::SocketAddr;
 
 use super::{DisconnectReason, Server, ServerEvent, ServerStorage, compact};
 use crate::io::Output;
+use crate::packet::PacketError;
 use crate::packet::{
     Packet, PacketContext, PacketType, PacketTypes, RequestContext, read_encrypted, read_request,
 };
@@ -94,7 +95,16 @@ impl<S: ServerStorage> Server<S> {
             }
             None => (None, None),
         };
-        let (sequence, packet) = read_encrypted(&context, prepared, datagram, replay)?;
+        let bytes = datagram.len();
+        let (sequence, packet) = match read_encrypted(&context, prepared, datagram, replay) {
+            Ok(read) => read,
+            Err(e) => {
+                if let (PacketError::Replayed, Some(c)) = (e, client) {
+                    self.storage.tables().slots[c].traffic.duplicate();
+                }
+                return Err(e.into());
+            }
+        };
         let packet_type = packet.packet_type();
 
         let result = match packet {
@@ -114,6 +124,7 @@ impl<S: ServerStorage> Server<S> {
                 }
                 let slot = &mut tables.slots[c];
                 slot.last_receive = now;
+                slot.traffic.received(sequence, bytes);
                 match packet {
                     Packet::Disconnect => {
                         self.stats.count_received(packet_type);

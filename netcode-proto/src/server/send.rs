@@ -97,6 +97,7 @@ impl<S: ServerStorage> Server<S> {
         ) {
             out.send(address, &buffer[..n]);
             self.stats.count_sent(packet.packet_type());
+            self.storage.tables().slots[index].traffic.sent(n);
         }
         // A caller's clock that went back moved the slot's deadline earlier
         // than its timer's key, which must never be later.

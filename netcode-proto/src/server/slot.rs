@@ -9,6 +9,7 @@ use crate::time::Instant;
 use crate::constants::USER_DATA_BYTES;
 use crate::crypto::OpeningKey;
 use crate::replay::ReplayProtection;
+use crate::traffic::Traffic;
 
 /// Why a slot was last vacated, as the C library reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -62,6 +63,8 @@ pub struct ClientSlot {
     pub(crate) user_data: [u8; USER_DATA_BYTES],
     pub(crate) replay: ReplayProtection,
     pub(crate) disconnect_reason: DisconnectReason,
+    /// What the connection carried.
+    pub(crate) traffic: Traffic,
 }
 
 impl ClientSlot {
@@ -81,6 +84,7 @@ impl ClientSlot {
         user_data: [0; USER_DATA_BYTES],
         replay: ReplayProtection::new(),
         disconnect_reason: DisconnectReason::None,
+        traffic: Traffic::EMPTY,
     };
 
     /// Empties the slot but keeps why it was last vacated.

@@ -172,6 +172,7 @@ impl Tables<'_> {
         m.timeout = timeout;
         m.expire_time = expire_time;
         m.last_access = now;
+        m.challenge_at = now;
         m.token_entry = Link::to(token_entry);
         match existing {
             Some(_) => {

@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 
+use netcode_proto::ConnectionStats;
 use netcode_proto::client::{ClientEvent, LoopbackError};
 use netcode_proto::session::{SendError, Sent};
 
@@ -48,6 +49,14 @@ impl<S: Socket> Client<S> {
     pub fn disconnect(&mut self) {
         self.core.disconnect(self.clock.now, &mut self.io);
         self.finish();
+    }
+
+    /// What the connection (since the last `connect`) has carried: packets
+    /// and bytes each way, duplicates dropped, packets lost, the handshake's
+    /// round trip, the time since the server's last packet as of the last
+    /// update. See [`ConnectionStats`].
+    pub fn connection_stats(&self) -> ConnectionStats {
+        self.core.connection_stats(self.clock.now)
     }
 
     /// The slot the server gave this client (0 until connected).

@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 
+use netcode_proto::ConnectionStats;
 use netcode_proto::constants::USER_DATA_BYTES;
 use netcode_proto::server::{DisconnectReason, ServerError, ServerEvent};
 use netcode_proto::session::{SendError, Sent};
@@ -56,6 +57,14 @@ impl<S: Socket> Server<S> {
             self.io.pool.recycle(packet);
         }
         None
+    }
+
+    /// What the connection in slot `client_index` has carried (packets and
+    /// bytes each way, duplicates dropped, packets lost, the handshake's
+    /// round trip, the time since the client's last packet); `None` for a
+    /// free slot. See [`ConnectionStats`].
+    pub fn client_stats(&self, client_index: usize) -> Option<ConnectionStats> {
+        self.core.client_stats(client_index)
     }
 
     /// Gives a received payload's buffer back for reuse. Dropping the

@@ -7,8 +7,8 @@ use std::net::SocketAddr;
 
 use netcode_std::proto::stats::Stats;
 use netcode_std::{
-    Batch, Batching, ClientEvent, ClientState, ConnectError, ReceivedPacket, SendError,
-    TransportStats,
+    Batch, Batching, ClientEvent, ClientState, ConnectError, ConnectionStats, ReceivedPacket,
+    SendError, TransportStats,
 };
 
 use super::Client;
@@ -49,6 +49,12 @@ impl Client {
     /// Disconnects (the server gets disconnect packets).
     pub fn disconnect(&mut self) {
         self.inner.disconnect();
+    }
+
+    /// What the connection has carried; see
+    /// [`netcode_std::Client::connection_stats`].
+    pub fn connection_stats(&self) -> ConnectionStats {
+        self.inner.connection_stats()
     }
 
     /// The client's slot on the server (connected only).

@@ -8,7 +8,8 @@ use std::net::SocketAddr;
 use netcode_std::history_store::WriterStats;
 use netcode_std::proto::stats::Stats;
 use netcode_std::{
-    Batch, Batching, DisconnectReason, ReceivedPacket, SendError, ServerEvent, TransportStats,
+    Batch, Batching, ConnectionStats, DisconnectReason, ReceivedPacket, SendError, ServerEvent,
+    TransportStats,
 };
 
 use super::Server;
@@ -71,6 +72,12 @@ impl Server {
     /// Disconnects every client.
     pub fn disconnect_all_clients(&mut self) {
         self.inner.disconnect_all_clients();
+    }
+
+    /// What the connection in slot `client_index` has carried; see
+    /// [`netcode_std::Server::client_stats`].
+    pub fn client_stats(&self, client_index: usize) -> Option<ConnectionStats> {
+        self.inner.client_stats(client_index)
     }
 
     /// Whether slot `client_index` holds a client.
