@@ -19,7 +19,8 @@ use netcode_proto::packet::{Packet, PacketTypes, ReadContext, read_packet, write
 use netcode_proto::seeded::SeededRng;
 use netcode_proto::server::{
     ADDRESS_BUCKETS_PER_SLOT, ArrayStorage, CLIENT_ID_BUCKETS_PER_SLOT, ClientSlot, HeapStorage,
-    MAPPINGS_PER_SLOT, Mapping, Server, TOKEN_BUCKETS_PER_SLOT, TOKENS_PER_SLOT, TokenEntry,
+    MAPPINGS_PER_SLOT, Mapping, Server, SlotTimer, TOKEN_BUCKETS_PER_SLOT, TOKENS_PER_SLOT,
+    TokenEntry,
 };
 use netcode_proto::{Key, ReplayProtection};
 
@@ -240,7 +241,7 @@ fn peers_allocations_per_packet_for_comparison() {
 /// entries (what `HeapStorage::new(slots)` allocates, and what
 /// `ArrayStorage<slots>` holds inline).
 fn table_bytes(slots: usize) -> usize {
-    slots * size_of::<ClientSlot>()
+    slots * (size_of::<ClientSlot>() + size_of::<SlotTimer>())
         + slots * MAPPINGS_PER_SLOT * size_of::<Mapping>()
         + slots * TOKENS_PER_SLOT * size_of::<TokenEntry>()
         + slots
@@ -254,8 +255,9 @@ fn server_memory_is_linear_in_slots() {
     let fixed = size_of::<Server<HeapStorage>>();
     println!("\nserver memory:");
     println!(
-        "  entries: ClientSlot {} B, Mapping {} B, TokenEntry {} B; Server struct {fixed} B",
+        "  entries: ClientSlot {} B (and its SlotTimer {} B), Mapping {} B, TokenEntry {} B; Server struct {fixed} B",
         size_of::<ClientSlot>(),
+        size_of::<SlotTimer>(),
         size_of::<Mapping>(),
         size_of::<TokenEntry>(),
     );
