@@ -1,8 +1,8 @@
 //! A smoke test of the UDP loopback bench (`benches/udp/`): every pairing
-//! of server and clients (ours batched and one-per-call, the peers, the
-//! floor) connects a few clients over 127.0.0.1 and echoes payloads, and
-//! the rig's own unit tests run. Nothing is timed or compared; `cargo bench
-//! -p netcode-bench --bench udp` measures.
+//! of server and clients (ours batched, one-per-call, std and tokio, the
+//! peers, the floor) connects a few clients over 127.0.0.1 and echoes
+//! payloads, and the rig's own unit tests run. Nothing is timed or
+//! compared; `cargo bench -p netcode-bench --bench udp` measures.
 
 #[path = "../benches/udp/rig/mod.rs"]
 mod rig;

@@ -8,11 +8,16 @@ use crate::framing::{self, MAX_PACKET_BYTES, PART_BYTES, Part};
 use crate::stats::FramingStats;
 
 /// Split packets a connection holds half of at most. The two halves of a
-/// pair leave back to back, so a half waits only for a partner in the
-/// same burst, or for one the network lost; when a further pair starts,
-/// the oldest waiting half is dropped (and counted). Each pair holds a
-/// buffer of `MAX_PACKET_BYTES`, so a connection keeps at most 9.6 KB.
-pub const PENDING_PAIRS: usize = 4;
+/// pair leave back to back, but a network that reorders (jitter) delivers
+/// them among the halves of the other pairs in flight: at 60 Hz with a few
+/// split packets a tick and tens of milliseconds of jitter, a dozen or
+/// more pairs wait at once (4 joined about one pair in eight on such a
+/// network, 32 about 19 in 20; `tests/reordering.rs`). When a further pair
+/// starts, the oldest waiting half is dropped (and counted). Each pair
+/// holds a buffer of `MAX_PACKET_BYTES`, made when first needed, so a
+/// connection keeps at most 77 KB, and only as many buffers as pairs ever
+/// waited at once.
+pub const PENDING_PAIRS: usize = 32;
 
 /// How long a half waits for its partner before it is dropped (and
 /// counted). renet resends reliable data every 300 ms by default, so a
@@ -250,7 +255,8 @@ mod tests {
         assert_eq!(packet, Some(joined(1, 7, 1)));
         inbound.expire(T0 + PART_TIMEOUT, &mut stats);
         assert_eq!(inbound.waiting(), PENDING_PAIRS - 1, "too young to expire");
-        inbound.expire(T0 + PART_TIMEOUT + Duration::from_millis(10), &mut stats);
+        let newest = Duration::from_millis(PENDING_PAIRS as u64 + 3);
+        inbound.expire(T0 + PART_TIMEOUT + newest, &mut stats);
         assert_eq!(inbound.waiting(), 0);
         assert_eq!(stats.parts_incomplete, 3 + PENDING_PAIRS as u64 - 1);
     }

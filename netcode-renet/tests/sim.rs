@@ -17,7 +17,7 @@ const TICK: Duration = Duration::from_micros(16_667);
 
 #[test]
 fn each_clients_messages_reach_its_own_connection() {
-    let net = Net::new(0.0, 7);
+    let net = Net::new();
     let (mut server_transport, address) = net::server_transport(&net, 8);
     let mut server = RenetServer::new(ConnectionConfig::default());
     let ids = [1000_u64, 2000, 3000];
@@ -76,7 +76,7 @@ fn each_clients_messages_reach_its_own_connection() {
 
 #[test]
 fn a_split_packet_to_a_client_that_has_not_confirmed_its_slot_arrives() {
-    let net = Net::new(0.0, 8);
+    let net = Net::new();
     let (mut server_transport, address) = net::server_transport(&net, 2);
     let mut server = RenetServer::new(ConnectionConfig::default());
     let mut client_transport = net::client_transport(&net, 1, address);

@@ -67,6 +67,7 @@ fn reliable_and_unreliable_messages_of_every_size_cross_loopback_udp() {
     let traffic = Traffic {
         count: 120,
         burst: 6,
+        reordering: false,
     };
     let (up, down, unreliable_sent) = exchange(&mut pair, &traffic, MAX_TICKS, &mut clock);
     // Loopback loses nothing at this rate: every unreliable message too.

@@ -24,6 +24,9 @@
 //! * `ring` (default): netcode-proto's `ring` AEAD backend, several times
 //!   faster per packet; needs a C compiler for the target. Without default
 //!   features the crate is pure Rust.
+//! * `sim`: `transport::memory`, an in-memory transport on netcode-proto's
+//!   seeded network simulator (latency, jitter, loss, duplicates), for
+//!   tests of games and adapters built on this crate.
 //!
 //! ## A server and a client
 //!

@@ -13,8 +13,7 @@ use std::net::SocketAddr;
 
 use netcode_proto::constants::MAX_PACKET_BYTES;
 
-use crate::error::Family;
-use crate::socket::Sockets;
+use crate::socket::{Path, Sockets};
 use crate::stats::TransportStats;
 use crate::transport::{
     BATCH_DATAGRAMS, DatagramBuffer, Received, Socket, Transmit, passes_over, recv_batch,
@@ -40,15 +39,16 @@ impl Outbox {
         }
     }
 
-    /// Sends every queued datagram through the socket of its family, in
-    /// order, counting what left and what failed.
+    /// Sends every queued datagram through the socket of its path (its
+    /// family's UDP socket, or the relay of virtual peers), in order,
+    /// counting what left and what failed.
     fn flush<S: Socket>(&mut self, sockets: &Sockets<S>, stats: &mut TransportStats) {
         let mut start = 0;
         while start < self.queued.len() {
-            let family = Family::of(&self.queued[start].0);
+            let path = Path::to(&self.queued[start].0);
             let run = self.queued[start..]
                 .iter()
-                .take_while(|(to, _)| Family::of(to) == family)
+                .take_while(|(to, _)| Path::to(to) == path)
                 .count();
             let mut transmits: heapless::Vec<Transmit<'_>, BATCH_DATAGRAMS> = heapless::Vec::new();
             for (i, (to, len)) in self.queued[start..start + run].iter().enumerate() {
@@ -57,7 +57,7 @@ impl Outbox {
                     datagram: &self.buffers[start + i][..*len],
                 });
             }
-            match sockets.get(family) {
+            match sockets.on(path) {
                 Some(socket) => send_all(socket, &transmits, stats),
                 None => stats.send_no_socket += run as u64,
             }
@@ -69,7 +69,11 @@ impl Outbox {
 
 /// Sends `transmits` in as few calls as the socket takes; a datagram whose
 /// send fails is counted and skipped.
-fn send_all<S: Socket>(socket: &S, transmits: &[Transmit<'_>], stats: &mut TransportStats) {
+fn send_all<S: Socket + ?Sized>(
+    socket: &S,
+    transmits: &[Transmit<'_>],
+    stats: &mut TransportStats,
+) {
     let mut rest = transmits;
     while !rest.is_empty() {
         stats.send_calls += 1;
@@ -184,7 +188,7 @@ impl ReadBudget {
 }
 
 impl<S: Socket> Link<S> {
-    /// Reads the next batch from the socket of `family` into `inbox`: how
+    /// Reads the next batch from the socket on `path` into `inbox`: how
     /// many datagrams (see [`Inbox::datagrams`]), or `None` once the drain
     /// is over: the socket had nothing more, an error other than ICMP noise
     /// stopped it, or `budget` is spent. Counts what it reads and skips,
@@ -195,7 +199,7 @@ impl<S: Socket> Link<S> {
     /// `while let Some(n) = link.read(..) { for .. in inbox.datagrams(n) }`.
     pub(crate) fn read(
         &mut self,
-        family: Family,
+        path: Path,
         inbox: &mut Inbox,
         budget: &mut ReadBudget,
     ) -> Option<usize> {
@@ -205,18 +209,18 @@ impl<S: Socket> Link<S> {
             }
             if budget.left == 0 {
                 budget.done = true;
-                self.sockets.set_backlog(family, true);
+                self.sockets.set_backlog(path, true);
                 return None;
             }
             let want = inbox.buffers.len().min(budget.left);
-            let Some(socket) = self.sockets.get(family) else {
+            let Some(socket) = self.sockets.on(path) else {
                 budget.done = true;
                 return None;
             };
             self.stats.receive_calls += 1;
             match recv_batch(
                 socket,
-                family,
+                path.family(),
                 &mut inbox.buffers[..want],
                 &mut inbox.received[..want],
             ) {
@@ -226,12 +230,12 @@ impl<S: Socket> Link<S> {
                     budget.left = budget.left.saturating_sub(count.max(1));
                     // A short batch means the socket had no more waiting.
                     if count < want {
-                        self.finish_read(family, budget, true);
+                        self.finish_read(path, budget, true);
                     }
                     return Some(count);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.finish_read(family, budget, true);
+                    self.finish_read(path, budget, true);
                     return None;
                 }
                 Err(e) if passes_over(&e) => {
@@ -240,7 +244,7 @@ impl<S: Socket> Link<S> {
                 }
                 Err(_) => {
                     self.stats.receive_errors += 1;
-                    self.finish_read(family, budget, false);
+                    self.finish_read(path, budget, false);
                     return None;
                 }
             }
@@ -248,10 +252,10 @@ impl<S: Socket> Link<S> {
     }
 
     /// Ends a drain before its budget: no backlog left on the socket.
-    fn finish_read(&mut self, family: Family, budget: &mut ReadBudget, emptied: bool) {
+    fn finish_read(&mut self, path: Path, budget: &mut ReadBudget, emptied: bool) {
         budget.done = true;
         budget.emptied = emptied;
-        self.sockets.set_backlog(family, false);
+        self.sockets.set_backlog(path, false);
     }
 }
 
@@ -260,6 +264,7 @@ mod tests {
     use std::cell::RefCell;
 
     use super::*;
+    use crate::error::Family;
     use crate::socket::{PacketTagging, SocketOptions};
 
     /// One batch a socket was asked to send.

@@ -58,6 +58,37 @@ impl Driver {
     }
 }
 
+/// The readiness of a relay of virtual peers: a notification the relay
+/// gives when datagrams wait, as a future the driver polls in its turns.
+pub(crate) struct RelayReady {
+    notify: std::sync::Arc<tokio::sync::Notify>,
+    notified: Pin<Box<tokio::sync::futures::OwnedNotified>>,
+}
+
+impl std::fmt::Debug for RelayReady {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RelayReady")
+    }
+}
+
+impl RelayReady {
+    /// Waits on `notify`.
+    pub(crate) fn new(notify: std::sync::Arc<tokio::sync::Notify>) -> Self {
+        let notified = Box::pin(std::sync::Arc::clone(&notify).notified_owned());
+        Self { notify, notified }
+    }
+
+    /// Whether the relay said datagrams wait since the last time this was
+    /// ready; if not, the task is woken when it does.
+    pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.notified.as_mut().poll(cx).is_ready() {
+            self.notified = Box::pin(std::sync::Arc::clone(&self.notify).notified_owned());
+            return true;
+        }
+        false
+    }
+}
+
 /// A server or client a driver turns: what [`poll_turn`] needs of it.
 pub(crate) trait Driven {
     /// Its timer.

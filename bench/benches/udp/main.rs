@@ -1,15 +1,25 @@
-//! UDP loopback echo: server CPU per payload, payloads per second and
-//! datagram system calls per datagram through a netcode server with N
-//! connected clients, over real 127.0.0.1 UDP, for our server (batched and
-//! one datagram per call), the peers and a bare floor in the same run
-//! (`rig/mod.rs` says what one run does; `summary.rs` what is printed).
+//! UDP loopback echo: server CPU per payload, payloads per second,
+//! datagram system calls per datagram and the server thread's heap through
+//! a netcode server with N connected clients, over real 127.0.0.1 UDP, for
+//! our servers (netcode-mio batched and one datagram per call, netcode-std
+//! on its own sockets, netcode-tokio), the peers and a bare floor in the
+//! same run (`rig/mod.rs` says what one run does; `summary.rs` what is
+//! printed).
 //!
 //! ```text
 //! cargo bench -p netcode-bench --bench udp
 //! cargo bench -p netcode-bench --bench udp -- [FILTER...] [--rounds N]
 //!     [--measurement-time SECONDS] [--warm-up-time SECONDS]
 //!     [--syscall-time SECONDS] [--clients N] [--window W]
+//! cargo bench -p netcode-bench --bench udp -- --sweep [FILTER...]
+//!     [--sweep-clients 16,64,256,1024,4096] [--plot FILE.svg] [--rounds N] ...
 //! ```
+//!
+//! `--sweep` runs ours (mio batched, std, tokio), the floor and each peer
+//! (with our clients) at each client count up to its cap, with shorter
+//! defaults (3 rounds, 0.5 s warm-up, 1.5 s measured, no perf), prints CPU
+//! per payload and the server's heap per count, and draws both against the
+//! number of clients in an SVG (`sweep.rs`, `plot.rs`).
 //!
 //! Defaults: 256 clients, 8 payloads in flight per client, 1 s of warm-up,
 //! 3 s measured, then 1 s of `perf stat` counting system calls, 5 rounds.
@@ -34,10 +44,18 @@
 //! ratios fair on a machine whose load moves, where criterion would measure
 //! one implementation to the end before starting the next.
 
+mod plot;
 #[path = "rig/mod.rs"]
 mod rig;
 mod summary;
+mod sweep;
 
+/// Counts every thread's live heap bytes, so a run can say what the server
+/// thread holds (a thread-local addition per allocation and free).
+#[global_allocator]
+static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -74,6 +92,12 @@ struct Args {
     filters: Vec<String>,
     rounds: usize,
     settings: Settings,
+    /// `--sweep`: the sweep over client counts instead of one count.
+    sweep: bool,
+    /// The sweep's client counts.
+    sweep_clients: Vec<usize>,
+    /// Where the sweep's plot goes.
+    plot: PathBuf,
 }
 
 fn parse() -> Result<Args, String> {
@@ -90,7 +114,12 @@ fn parse() -> Result<Args, String> {
             measure: Duration::from_secs(3),
             syscall_window: Some(Duration::from_secs(1)),
         },
+        sweep: false,
+        sweep_clients: sweep::CLIENTS.to_vec(),
+        plot: PathBuf::from(sweep::PLOT),
     };
+    // What the command line set, so the sweep's own defaults fill the rest.
+    let (mut rounds, mut warm_up, mut measure, mut syscalls) = (None, None, None, None);
     let mut rest = std::env::args().skip(1);
     while let Some(arg) = rest.next() {
         let mut value = |name: &str| rest.next().ok_or_else(|| format!("{name} needs a value"));
@@ -111,10 +140,17 @@ fn parse() -> Result<Args, String> {
             "--bench" => args.bench = true,
             "--test" => args.test = true,
             "--list" => args.list = true,
-            "--measurement-time" => args.settings.measure = seconds(value(&arg)?)?,
-            "--warm-up-time" => args.settings.warm_up = seconds(value(&arg)?)?,
-            "--syscall-time" => args.settings.syscall_window = Some(seconds(value(&arg)?)?),
-            "--rounds" => args.rounds = count(value(&arg)?)?,
+            "--measurement-time" => measure = Some(seconds(value(&arg)?)?),
+            "--warm-up-time" => warm_up = Some(seconds(value(&arg)?)?),
+            "--syscall-time" => syscalls = Some(seconds(value(&arg)?)?),
+            "--rounds" => rounds = Some(count(value(&arg)?)?),
+            "--sweep" => args.sweep = true,
+            "--sweep-clients" => {
+                args.sweep_clients = (value(&arg)?.split(','))
+                    .map(|n| count(n.trim().to_string()))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--plot" => args.plot = PathBuf::from(value(&arg)?),
             "--clients" => args.settings.clients = count(value(&arg)?)?,
             "--window" => args.settings.window = count(value(&arg)?)?,
             _ if CRITERION_VALUED.contains(&arg.as_str()) => {
@@ -124,8 +160,21 @@ fn parse() -> Result<Args, String> {
             _ => args.filters.push(arg),
         }
     }
+    if args.sweep {
+        args.rounds = sweep::ROUNDS;
+        args.settings.warm_up = sweep::WARM_UP;
+        args.settings.measure = sweep::MEASURE;
+        args.settings.syscall_window = None;
+    }
+    args.rounds = rounds.unwrap_or(args.rounds);
+    args.settings.warm_up = warm_up.unwrap_or(args.settings.warm_up);
+    args.settings.measure = measure.unwrap_or(args.settings.measure);
+    if syscalls.is_some() {
+        args.settings.syscall_window = syscalls;
+    }
     if args.test || !args.bench {
         args.bench = false;
+        args.sweep = false;
         args.rounds = 1;
         args.settings = Settings {
             clients: 8,
@@ -163,6 +212,15 @@ pub(crate) struct Results {
 
 fn bench() -> Result<(), String> {
     let args = parse()?;
+    if args.sweep {
+        return sweep::run(
+            &args.filters,
+            &args.sweep_clients,
+            args.rounds,
+            &args.settings,
+            &args.plot,
+        );
+    }
     let pairings: Vec<Pairing> = PAIRINGS
         .into_iter()
         .filter(|p| args.filters.is_empty() || args.filters.iter().any(|f| p.id().contains(f)))
@@ -243,7 +301,7 @@ fn bench() -> Result<(), String> {
 }
 
 /// One run, on one line.
-fn line(m: &Measurement) -> String {
+pub(crate) fn line(m: &Measurement) -> String {
     let percent = |share: Option<f64>| share.map_or("?".into(), |s| format!("{:.0} %", s * 100.0));
     let micros = |us: Option<f64>| us.map_or("?".into(), |us| format!("{us:.2} µs"));
     let syscalls = match &m.syscalls {
@@ -266,7 +324,7 @@ fn line(m: &Measurement) -> String {
          server datagrams per payload {datagrams} ({keep_alives} keep-alives); \
          clients' thread {} on a CPU ({} in the kernel), {} per echo; \
          {} lost, {} wrong, {} connected at the end; {} datagrams dropped by full receive \
-         buffers (system-wide)",
+         buffers (system-wide); server heap {} connected, {} loaded",
         m.server_pps(),
         m.echo_pps(),
         percent(m.server_busy()),
@@ -279,5 +337,12 @@ fn line(m: &Measurement) -> String {
         m.wrong,
         m.connected_at_end,
         m.receive_buffer_drops.map_or("?".into(), |d| d.to_string()),
+        heap(m.heap_connected),
+        heap(m.heap_loaded),
     )
+}
+
+/// Heap bytes as kilobytes, or "n/a".
+fn heap(bytes: Option<u64>) -> String {
+    bytes.map_or("n/a".into(), |b| summary::kilobytes(b as f64))
 }

@@ -2,7 +2,6 @@
 //! shared by the integration tests. Every test binary uses a different subset.
 #![allow(dead_code)]
 
-use core::convert::Infallible;
 use core::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 
 use netcode_proto::address::AddressList;
@@ -19,49 +18,6 @@ use netcode_proto::{
     write_packet,
 };
 use proptest::prelude::*;
-use rand_core::{TryCryptoRng, TryRng, utils};
-
-// ---------------------------------------------------------------------------
-// A deterministic generator for `generate_connect_token`.
-// ---------------------------------------------------------------------------
-
-/// SplitMix64: a tiny seeded generator. Not secure; it only has to be
-/// deterministic, and distinct seeds give distinct first outputs (the output
-/// function is a bijection of the state).
-#[derive(Debug, Clone)]
-pub(crate) struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    pub(crate) fn new(seed: u64) -> Self {
-        Self { state: seed }
-    }
-}
-
-impl TryRng for SplitMix64 {
-    type Error = Infallible;
-
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        self.try_next_u64().map(|v| (v >> 32) as u32)
-    }
-
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Ok(z ^ (z >> 31))
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        utils::fill_bytes_via_next_word(dst, || self.try_next_u64())
-    }
-}
-
-/// Test-only claim, so the generator satisfies `CryptoRng` through rand_core's
-/// blanket impl.
-impl TryCryptoRng for SplitMix64 {}
 
 // ---------------------------------------------------------------------------
 // Strategies.

@@ -101,6 +101,9 @@ pub struct Traffic {
     pub count: u32,
     /// Reliable messages sent per tick.
     pub burst: u32,
+    /// Whether the network reorders datagrams: unreliable messages then
+    /// arrive at most once but in any order (and some out of order).
+    pub reordering: bool,
 }
 
 impl Traffic {
@@ -164,7 +167,8 @@ impl Exchange {
 /// Sends `traffic` both ways until every reliable message has arrived
 /// each way (panics after `max` ticks), checking each message as it
 /// arrives: every reliable message intact and in order, every unreliable
-/// one intact, at most once and in order. Returns what arrived client to
+/// one intact, at most once and in order (out of order somewhere when
+/// `traffic.reordering`). Returns what arrived client to
 /// server, then server to client, and how many unreliable messages each
 /// side sent.
 pub fn exchange<S: Socket>(
@@ -187,9 +191,22 @@ pub fn exchange<S: Socket>(
                 ex.down.reliable, in_order,
                 "server to client, reliable ordered"
             );
+            let mut in_order = true;
             for r in [&ex.up, &ex.down] {
-                let increasing = r.unreliable.windows(2).all(|w| w[0] < w[1]);
-                assert!(increasing, "no unreliable message twice, none out of order");
+                let mut distinct = r.unreliable.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                assert_eq!(
+                    distinct.len(),
+                    r.unreliable.len(),
+                    "no unreliable message twice"
+                );
+                in_order &= r.unreliable.windows(2).all(|w| w[0] < w[1]);
+            }
+            if traffic.reordering {
+                assert!(!in_order, "the network reordered unreliable messages");
+            } else {
+                assert!(in_order, "no unreliable message out of order");
             }
             return (ex.up, ex.down, ex.unreliable_sent);
         }

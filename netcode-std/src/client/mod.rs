@@ -257,11 +257,15 @@ impl<S: Socket> Client<S> {
         let Some(family) = self.server_family() else {
             return;
         };
-        if !from_event && self.io.link.sockets.take_emptied(family) {
+        if !from_event && self.io.link.sockets.take_emptied(family.into()) {
             return;
         }
         let mut budget = ReadBudget::new(MAX_RECEIVE_PER_UPDATE);
-        while let Some(count) = self.io.link.read(family, &mut self.inbox, &mut budget) {
+        while let Some(count) = self
+            .io
+            .link
+            .read(family.into(), &mut self.inbox, &mut budget)
+        {
             for (datagram, from) in self.inbox.datagrams(count) {
                 if let Some(payload) = self.core.handle(now, from, datagram, &mut self.io) {
                     self.io.enqueue(payload.data, payload.sequence);
@@ -269,7 +273,7 @@ impl<S: Socket> Client<S> {
             }
         }
         if from_event && budget.emptied() {
-            self.io.link.sockets.set_emptied(family);
+            self.io.link.sockets.set_emptied(family.into());
         }
     }
 

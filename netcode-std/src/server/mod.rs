@@ -33,7 +33,7 @@ use crate::link::{Inbox, Link, Outbox, ReadBudget};
 use crate::logging::TARGET;
 use crate::packet::PacketQueue;
 use crate::random::{OsRandom, os_random};
-use crate::socket::{self, SocketOptions, Sockets};
+use crate::socket::{self, Path, SocketOptions, Sockets};
 use crate::stats::{TransportStats, accumulate};
 use crate::time::{unix_time, wait_past};
 use crate::transport::{BATCH_DATAGRAMS, Socket};
@@ -333,10 +333,10 @@ impl<S: Socket> Server<S> {
     /// (an event loop's turn) is not read again until the next update.
     pub fn update(&mut self, time: impl Into<HostTime>) {
         let now = self.advance(time);
-        for family in [Family::V4, Family::V6] {
+        for path in [Path::Udp(Family::V4), Path::Udp(Family::V6), Path::Relay] {
             // Read unless an event loop's drain just emptied the socket.
-            if !self.io.link.sockets.take_emptied(family) {
-                self.receive(now, family);
+            if !self.io.link.sockets.take_emptied(path) {
+                self.receive(now, path);
             }
         }
         self.settle_history(now);
@@ -374,9 +374,32 @@ impl<S: Socket> Server<S> {
     /// no more, or 16384 datagrams; in the second case
     /// [`poll_timeout`](Self::poll_timeout) is zero until the rest is read.
     pub fn drain_socket(&mut self, time: impl Into<HostTime>, family: Family) {
+        self.drain(time.into(), Path::Udp(family));
+    }
+
+    /// Attaches `relay`, a transport of virtual peers (WebTransport
+    /// sessions, for example): from now on the server reads it with its
+    /// sockets in every [`update`](Self::update), and sends through it
+    /// every datagram addressed into
+    /// [`VIRTUAL_PEERS`](crate::transport::VIRTUAL_PEERS). Its peers hold
+    /// slots of this server beside the UDP clients, with the same tokens
+    /// and key. A relay attached before replaces the earlier one. See
+    /// [`transport`](crate::transport) (the relay module).
+    pub fn attach_relay(&mut self, relay: impl Socket + Send + Sync + 'static) {
+        self.io.link.sockets.attach_relay(Box::new(relay));
+    }
+
+    /// [`drain_socket`](Self::drain_socket) for the relay of virtual peers:
+    /// what an event loop calls when the relay says datagrams wait.
+    pub fn drain_relay(&mut self, time: impl Into<HostTime>) {
+        self.drain(time.into(), Path::Relay);
+    }
+
+    /// Reads and handles what waits on the socket on `path`, at `time`.
+    fn drain(&mut self, time: HostTime, path: Path) {
         let now = self.advance(time);
-        if self.receive(now, family) {
-            self.io.link.sockets.set_emptied(family);
+        if self.receive(now, path) {
+            self.io.link.sockets.set_emptied(path);
         }
         self.settle_history(now);
         self.finish();
@@ -389,11 +412,11 @@ impl<S: Socket> Server<S> {
             .advance(time.into(), &mut self.io.link.stats, &mut self.io.log)
     }
 
-    /// Reads and handles what waits on `family`'s socket, a batch at a
+    /// Reads and handles what waits on the socket on `path`, a batch at a
     /// time; returns whether it was left empty.
-    fn receive(&mut self, now: Instant, family: Family) -> bool {
+    fn receive(&mut self, now: Instant, path: Path) -> bool {
         let mut budget = ReadBudget::new(MAX_RECEIVE_PER_UPDATE);
-        while let Some(count) = self.io.link.read(family, &mut self.inbox, &mut budget) {
+        while let Some(count) = self.io.link.read(path, &mut self.inbox, &mut budget) {
             for (datagram, from) in self.inbox.datagrams(count) {
                 if let Some((index, payload)) = self.core.handle(now, from, datagram, &mut self.io)
                 {

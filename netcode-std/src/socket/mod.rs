@@ -1,7 +1,7 @@
 //! UDP sockets as the C reference sets them up: creation and options
 //! ([`create`]), a client's or server's set of sockets, one per address
-//! family ([`set`]), and the blocking wait of the `std` transport
-//! ([`wait`]).
+//! family, and a server's relay of virtual peers ([`set`]), and the
+//! blocking wait of the `std` transport ([`wait`]).
 
 mod create;
 mod set;
@@ -12,5 +12,5 @@ pub use create::{
     PacketTagging,
 };
 pub(crate) use create::{SocketOptions, keep_std, parse_addresses};
-pub(crate) use set::Sockets;
+pub(crate) use set::{Path, Sockets};
 pub(crate) use wait::wait;

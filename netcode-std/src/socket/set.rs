@@ -1,12 +1,53 @@
-//! A client's or server's sockets: at most one per address family, each
-//! with the address it is bound to and whether datagrams were left waiting
-//! on it.
+//! A client's or server's sockets: at most one per address family, and a
+//! server's relay of virtual peers, each with the address it is bound to
+//! and whether datagrams were left waiting on it; and the path a datagram
+//! to a given address takes.
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 
 use super::create::{SocketOptions, create_socket};
 use crate::error::{CreateError, Family};
+use crate::transport::{Socket, VIRTUAL_PEERS, is_virtual};
+
+/// Which of a host's sockets a datagram goes through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Path {
+    /// The UDP socket of a family.
+    Udp(Family),
+    /// The relay of virtual peers (see [`transport`](crate::transport)).
+    Relay,
+}
+
+impl Path {
+    /// The path to `address`: the relay for a virtual peer, the socket of
+    /// its family otherwise.
+    pub(crate) fn to(address: &SocketAddr) -> Self {
+        if is_virtual(address) {
+            Self::Relay
+        } else {
+            Self::Udp(Family::of(address))
+        }
+    }
+
+    /// The address family of the addresses on this path (virtual peers'
+    /// are IPv6).
+    pub(crate) fn family(self) -> Family {
+        match self {
+            Self::Udp(family) => family,
+            Self::Relay => Family::V6,
+        }
+    }
+}
+
+impl From<Family> for Path {
+    fn from(family: Family) -> Self {
+        Self::Udp(family)
+    }
+}
+
+/// A relay of virtual peers, as a host holds it.
+type Relay = Box<dyn Socket + Send + Sync>;
 
 /// A bound socket, the address it is bound to, whether its last drain
 /// stopped at the per-call limit with datagrams still waiting, and whether
@@ -19,11 +60,13 @@ struct Bound<S> {
     emptied: bool,
 }
 
-/// At most one socket per family.
+/// At most one socket per family, and the relay of virtual peers if one
+/// is attached.
 #[derive(Debug)]
 pub(crate) struct Sockets<S> {
     v4: Option<Bound<S>>,
     v6: Option<Bound<S>>,
+    relay: Option<Bound<Relay>>,
     /// The family of the first address, whose socket `port` reports.
     primary: Family,
 }
@@ -46,6 +89,7 @@ impl<S> Sockets<S> {
         let mut sockets = Self {
             v4: None,
             v6: None,
+            relay: None,
             primary: Family::of(&first),
         };
         for address in std::iter::once(first).chain(second) {
@@ -77,10 +121,15 @@ impl<S> Sockets<S> {
         }
     }
 
-    fn bound_mut(&mut self, family: Family) -> Option<&mut Bound<S>> {
-        match family {
-            Family::V4 => self.v4.as_mut(),
-            Family::V6 => self.v6.as_mut(),
+    /// The marks of the socket on `path`, mutably.
+    fn marks_mut(&mut self, path: Path) -> Option<(&mut bool, &mut bool)> {
+        match path {
+            Path::Udp(Family::V4) => self.v4.as_mut().map(|b| (&mut b.backlog, &mut b.emptied)),
+            Path::Udp(Family::V6) => self.v6.as_mut().map(|b| (&mut b.backlog, &mut b.emptied)),
+            Path::Relay => self
+                .relay
+                .as_mut()
+                .map(|b| (&mut b.backlog, &mut b.emptied)),
         }
     }
 
@@ -96,35 +145,46 @@ impl<S> Sockets<S> {
             .filter(|f| self.bound(*f).is_some())
     }
 
-    /// Records whether the last drain of `family`'s socket stopped at the
-    /// per-call limit, so that datagrams may still be waiting.
-    pub(crate) fn set_backlog(&mut self, family: Family, backlog: bool) {
-        if let Some(bound) = self.bound_mut(family) {
-            bound.backlog = backlog;
+    /// Attaches (or replaces) the relay of virtual peers.
+    pub(crate) fn attach_relay(&mut self, relay: Relay) {
+        self.relay = Some(Bound {
+            socket: relay,
+            local: SocketAddr::from((VIRTUAL_PEERS, 0)),
+            backlog: false,
+            emptied: false,
+        });
+    }
+
+    /// Records whether the last drain of the socket on `path` stopped at
+    /// the per-call limit, so that datagrams may still be waiting.
+    pub(crate) fn set_backlog(&mut self, path: Path, backlog: bool) {
+        if let Some((mark, _)) = self.marks_mut(path) {
+            *mark = backlog;
         }
     }
 
-    /// Records that an event loop's drain of `family`'s socket read it
+    /// Records that an event loop's drain of the socket on `path` read it
     /// empty, so the update that follows in the same turn need not read it
     /// again (see [`take_emptied`](Self::take_emptied)).
-    pub(crate) fn set_emptied(&mut self, family: Family) {
-        if let Some(bound) = self.bound_mut(family) {
-            bound.emptied = true;
+    pub(crate) fn set_emptied(&mut self, path: Path) {
+        if let Some((_, mark)) = self.marks_mut(path) {
+            *mark = true;
         }
     }
 
-    /// Whether `family`'s socket was read empty by an event loop's drain
+    /// Whether the socket on `path` was read empty by an event loop's drain
     /// since the last update, clearing the mark: the update skips that one
     /// read, and reads it again the time after.
-    pub(crate) fn take_emptied(&mut self, family: Family) -> bool {
-        self.bound_mut(family)
-            .is_some_and(|b| std::mem::take(&mut b.emptied))
+    pub(crate) fn take_emptied(&mut self, path: Path) -> bool {
+        self.marks_mut(path)
+            .is_some_and(|(_, mark)| std::mem::take(mark))
     }
 
     /// Whether a socket was left with datagrams waiting (see
     /// [`set_backlog`](Self::set_backlog)): then there is work to do now.
     pub(crate) fn backlog(&self) -> bool {
         self.v4.iter().chain(self.v6.iter()).any(|b| b.backlog)
+            || self.relay.as_ref().is_some_and(|b| b.backlog)
     }
 
     /// The bound address of the socket of `family`.
@@ -141,12 +201,23 @@ impl<S> Sockets<S> {
         }
     }
 
-    /// Every socket, IPv4 first.
+    /// The socket on `path`, if there is one.
+    pub(crate) fn on(&self, path: Path) -> Option<&dyn Socket>
+    where
+        S: Socket,
+    {
+        match path {
+            Path::Udp(family) => self.get(family).map(|s| s as &dyn Socket),
+            Path::Relay => self.relay.as_ref().map(|b| &*b.socket as &dyn Socket),
+        }
+    }
+
+    /// Every UDP socket, IPv4 first.
     pub(crate) fn all(&self) -> impl Iterator<Item = &S> {
         self.v4.iter().chain(self.v6.iter()).map(|b| &b.socket)
     }
 
-    /// Every socket, mutably, IPv4 first.
+    /// Every UDP socket, mutably, IPv4 first.
     pub(crate) fn all_mut(&mut self) -> impl Iterator<Item = &mut S> {
         self.v4
             .iter_mut()

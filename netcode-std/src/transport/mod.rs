@@ -79,7 +79,9 @@
 mod datagrams;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux;
+#[cfg(feature = "sim")]
 pub mod memory;
+mod relay;
 
 use std::fmt;
 use std::io;
@@ -89,6 +91,7 @@ use netcode_proto::constants::MAX_PACKET_BYTES;
 
 pub(crate) use datagrams::passes_over;
 pub use datagrams::{recv_batch, send_batch};
+pub use relay::{VIRTUAL_PEERS, is_virtual, virtual_address};
 
 /// The most datagrams the host reads or sends in one batch (one system
 /// call where the platform batches). Larger batches measured no gain.
@@ -144,7 +147,8 @@ pub enum Direction {
 ///
 /// Implementations wrap a UDP socket that was created by `bind_with` (see
 /// the [module documentation](self)), so it is already bound, configured
-/// and non-blocking; or stand for one, as [`memory`]'s sockets do.
+/// and non-blocking; or stand for one, as the in-memory transport's
+/// sockets do (`memory`, feature `sim`).
 pub trait Socket: fmt::Debug {
     /// Sends one datagram to `to` without blocking. An error is counted
     /// (`send_errors`) and the datagram is lost, as UDP allows.

@@ -1,9 +1,11 @@
-//! The host on `netcode_std::transport::memory`'s in-memory network, on
-//! virtual time: servers bind exactly (`BindMode::Exact`), so their
-//! socket's address is the public address clients send to.
-#![allow(dead_code, unreachable_pub)]
+//! The host on `netcode_std::transport::memory`'s in-memory network (the
+//! core's seeded network simulator), on virtual time: servers bind exactly
+//! (`BindMode::Exact`), so their socket's address is the public address
+//! clients send to. [`run`] leaves the network's own time alone, which a
+//! network without latency (`Net::new`, `Net::lossy`) never needs.
+#![allow(dead_code, unreachable_pub, unused_imports)]
 
-pub use netcode_std::transport::memory::{MemoryNetwork as Net, MemorySocket};
+pub use netcode_std::transport::memory::{MemoryNetwork as Net, MemorySocket, SimConfig};
 use netcode_std::{BindMode, Client, ClientConfig, ClientState, Server, ServerConfig};
 
 /// A server on `net` at 127.0.0.1 with `slots` slots, started.

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use netcode_std::{CreateError, Family, ReceivedPacket, ServerConfig, ServerEvent, ToAddress};
 
-use crate::driver::{self, Driven, Driver, now, poll_readable, poll_until};
+use crate::driver::{self, Driven, Driver, RelayReady, now, poll_readable, poll_until};
 use crate::socket::{TokioSocket, adopt};
 
 /// What [`Server::next`] returns: an event, or a payload with the slot of
@@ -82,6 +82,8 @@ pub enum Incoming {
 pub struct Server {
     inner: netcode_std::Server<TokioSocket>,
     driver: Driver,
+    /// The readiness of an attached relay of virtual peers.
+    relay: Option<RelayReady>,
 }
 
 impl Server {
@@ -130,7 +132,21 @@ impl Server {
         Self {
             inner,
             driver: Driver::new(),
+            relay: None,
         }
+    }
+
+    /// Attaches `relay`, a transport of virtual peers (a WebTransport
+    /// endpoint, for example), as [`netcode_std::Server::attach_relay`]
+    /// does; `ready` is notified whenever datagrams wait in it, and wakes
+    /// the driver to read them.
+    pub fn attach_relay(
+        &mut self,
+        relay: impl netcode_std::transport::Socket + Send + Sync + 'static,
+        ready: std::sync::Arc<tokio::sync::Notify>,
+    ) {
+        self.inner.attach_relay(relay);
+        self.relay = Some(RelayReady::new(ready));
     }
 
     /// Reads every datagram waiting on the sockets, then sends due
@@ -242,6 +258,12 @@ impl Driven for Server {
                 self.drain_socket(family);
                 drained = true;
             }
+        }
+        if let Some(relay) = &mut self.relay
+            && relay.poll_ready(cx)
+        {
+            self.inner.drain_relay(now());
+            drained = true;
         }
         drained
     }

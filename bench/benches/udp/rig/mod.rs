@@ -25,6 +25,11 @@
 //! * **ours, one per call**: the same host code (`netcode_std::Server`) on a
 //!   mio socket that implements only `send_to` / `recv_from`, so every
 //!   datagram is one system call;
+//! * **ours, std**: netcode-std's own server on its default sockets, in the
+//!   blocking `wait` / `update` loop its documentation gives
+//!   (`std_server.rs`);
+//! * **ours, tokio**: netcode-tokio's server on its own driver
+//!   (`tokio_server.rs`);
 //! * **netcode-official** and **renetcode** (`servers.rs` says how each is
 //!   driven), with their own clients and with ours;
 //! * **the floor**: a bare echo server with no netcode at all, on the very
@@ -34,6 +39,11 @@
 //! netcode 1.02 is one protocol, so any server takes any netcode clients:
 //! pairing the peers' servers with our clients keeps the clients' cost the
 //! same and leaves the server as the only difference.
+//!
+//! Where the program installs `counting_alloc::Counting` (the bench does;
+//! the smoke test does not), a run also reports the server thread's live
+//! heap bytes once all clients are connected and again at the end of the
+//! measuring window.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -43,6 +53,7 @@ mod cpu;
 mod floor;
 mod net;
 mod servers;
+mod std_server;
 pub mod syscalls;
 mod tokio_server;
 
@@ -74,6 +85,9 @@ pub enum ServerKind {
     /// netcode-tokio's server on its own driver, each turn in one
     /// `batch()` scope.
     Tokio,
+    /// netcode-std's server on its default sockets, in a blocking `wait`
+    /// loop, each turn in one `batch()` scope.
+    Std,
 }
 
 impl ServerKind {
@@ -86,6 +100,7 @@ impl ServerKind {
             Self::Renet => "renetcode",
             Self::Floor => "floor",
             Self::Tokio => "ours-tokio",
+            Self::Std => "ours-std",
         }
     }
 
@@ -96,7 +111,9 @@ impl ServerKind {
             Self::Official => Some(netcode::MAX_CLIENTS),
             // renetcode 2.0's limit is private; its server panics above it.
             Self::Renet => Some(1024),
-            Self::Batched | Self::PerCall | Self::Tokio => Some(netcode_mio::MAX_CLIENTS),
+            Self::Batched | Self::PerCall | Self::Tokio | Self::Std => {
+                Some(netcode_mio::MAX_CLIENTS)
+            }
             Self::Floor => None,
         }
     }
@@ -106,7 +123,15 @@ impl ServerKind {
     pub fn counts_datagrams(self) -> bool {
         matches!(
             self,
-            Self::Batched | Self::PerCall | Self::Tokio | Self::Floor
+            Self::Batched | Self::PerCall | Self::Tokio | Self::Std | Self::Floor
+        )
+    }
+
+    /// Whether it is one of our servers.
+    pub fn ours(self) -> bool {
+        matches!(
+            self,
+            Self::Batched | Self::PerCall | Self::Tokio | Self::Std
         )
     }
 }
@@ -147,9 +172,10 @@ pub struct Pairing {
 
 /// Every pairing the bench runs: ours both ways, each peer with its own
 /// clients and with ours, the floor with bare clients.
-pub const PAIRINGS: [Pairing; 8] = [
+pub const PAIRINGS: [Pairing; 9] = [
     Pairing::new(ServerKind::Batched, ClientKind::Mio),
     Pairing::new(ServerKind::PerCall, ClientKind::Mio),
+    Pairing::new(ServerKind::Std, ClientKind::Mio),
     Pairing::new(ServerKind::Tokio, ClientKind::Mio),
     Pairing::new(ServerKind::Official, ClientKind::Official),
     Pairing::new(ServerKind::Renet, ClientKind::Renet),
@@ -236,6 +262,12 @@ pub struct Measurement {
     pub wrong: u64,
     /// Clients still connected at the end, as the clients see it.
     pub connected_at_end: usize,
+    /// The server thread's live heap bytes once every client had
+    /// connected, before any payload, where the program counts them.
+    pub heap_connected: Option<u64>,
+    /// The same at the end of the measuring window, under load (buffer
+    /// pools and queues filled).
+    pub heap_loaded: Option<u64>,
 }
 
 impl Measurement {
@@ -337,6 +369,13 @@ fn drive(
         }
         clients.turn(clock, 0, &mut tally);
     }
+    // The server publishes its heap with its connected count; one more
+    // refresh after the last connect, before any payload.
+    let settle = clock.now() + 2.0 * clients::SWEEP_SECONDS;
+    while clock.now() < settle {
+        clients.turn(clock, 0, &mut tally);
+    }
+    let heap_connected = server.heap();
 
     let run_for = |clients: &mut Box<dyn EchoClients>, tally: &mut Tally, seconds: f64| {
         let end = clock.now() + seconds;
@@ -349,6 +388,7 @@ fn drive(
     let start = Snapshot::take(clock, server, cpu.as_ref(), &tally);
     run_for(&mut clients, &mut tally, settings.measure.as_secs_f64());
     let stop = Snapshot::take(clock, server, cpu.as_ref(), &tally);
+    let heap_loaded = server.heap();
 
     let syscalls = match settings.syscall_window {
         None => Err("not counted".into()),
@@ -403,6 +443,8 @@ fn drive(
         lost: tally.lost,
         wrong: tally.wrong,
         connected_at_end: clients.connected(),
+        heap_connected,
+        heap_loaded,
     })
 }
 

@@ -18,9 +18,16 @@
 //!   with 4 MiB buffers in a mio poll like ours, read until it would block,
 //!   echoing each payload as it reads it, with `update` / `update_client`
 //!   every 5 ms for keep-alives and timeouts.
+//! * **ours-std** and **ours-tokio** are in `std_server.rs` and
+//!   `tokio_server.rs`.
+//!
+//! Every server is built on its own thread, so the thread's live heap
+//! bytes (`counting_alloc::live_bytes`, where the bench installs the
+//! counting allocator) are what the server and its loop hold: the thread
+//! publishes them with its count of connected clients.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, mpsc};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
@@ -38,6 +45,7 @@ use super::clients::SWEEP_SECONDS;
 use super::cpu::{Clock, ThreadCpu, unix_now};
 use super::floor::FloorServer;
 use super::net::{MAX_WAIT, PerCallSocket, poll, retry, udp_socket};
+use super::std_server::StdServer;
 use super::tokio_server::TokioServer;
 
 /// What a server's thread counts, read by the clients' thread.
@@ -108,6 +116,9 @@ struct Shared {
     /// Connected clients, refreshed every few milliseconds
     /// ([`NO_CONNECTIONS`] for a server without any).
     connected: AtomicUsize,
+    /// The server thread's live heap bytes since it started, refreshed
+    /// with `connected`.
+    heap: AtomicI64,
 }
 
 /// A server echoing on its own thread.
@@ -116,6 +127,9 @@ pub(super) struct ServerThread {
     shared: Arc<Shared>,
     /// The thread's CPU counters.
     cpu: Option<ThreadCpu>,
+    /// Whether the program counts heap bytes (the counting allocator is
+    /// installed).
+    counts_heap: bool,
     handle: JoinHandle<Result<(), String>>,
 }
 
@@ -128,6 +142,7 @@ impl ServerThread {
         let handle = thread::Builder::new()
             .name(format!("{} server", which.name()))
             .spawn(move || {
+                let base = counting_alloc::live_bytes();
                 let mut server = match new_server(which, slots, clock) {
                     Ok(server) => server,
                     Err(e) => {
@@ -143,6 +158,8 @@ impl ServerThread {
                     if now >= next_count {
                         next_count = now + SWEEP_SECONDS;
                         let connected = server.connected().unwrap_or(NO_CONNECTIONS);
+                        let heap = counting_alloc::live_bytes() - base;
+                        ours.heap.store(heap, Relaxed);
                         ours.connected.store(connected, Relaxed);
                     }
                 }
@@ -154,6 +171,7 @@ impl ServerThread {
                 address,
                 shared,
                 cpu,
+                counts_heap: counting_alloc::installed(),
                 handle,
             }),
             Ok(Err(e)) => Err(e),
@@ -165,6 +183,13 @@ impl ServerThread {
     /// without connections (the floor).
     pub(super) fn connected(&self) -> Option<usize> {
         Some(self.shared.connected.load(Relaxed)).filter(|&c| c != NO_CONNECTIONS)
+    }
+
+    /// The server thread's live heap bytes as it last said, where the
+    /// program counts them.
+    pub(super) fn heap(&self) -> Option<u64> {
+        let heap = self.shared.heap.load(Relaxed);
+        self.counts_heap.then_some(heap.max(0) as u64)
     }
 
     /// The server's counters now.
@@ -210,6 +235,7 @@ fn new_server(
 ) -> Result<Box<dyn EchoServer>, String> {
     Ok(match which {
         ServerKind::Batched => Box::new(OursServer::batched(slots)?),
+        ServerKind::Std => Box::new(StdServer::new(slots)?),
         ServerKind::PerCall => Box::new(OursServer::per_call(slots)?),
         ServerKind::Official => Box::new(OfficialServer::new(slots, clock)?),
         ServerKind::Renet => Box::new(RenetServer::new(slots)?),
