@@ -1,5 +1,6 @@
-//! What the matcher is told at start: its command-line options, and the
-//! secret and key files they name, read into a [`Matcher`].
+//! What the matcher is told at start: its command-line options (among
+//! them the servers that also take browsers), and the secret and key files
+//! they name, read into a [`Matcher`].
 
 use std::fs;
 use std::net::SocketAddr;
@@ -9,6 +10,7 @@ use clap::Parser;
 use netcode_std::Key;
 
 use crate::issue::Matcher;
+use crate::webtransport::WebTransportSpec;
 
 /// A token service for a fleet of netcode dedicated servers: answers
 /// `POST /token` from callers holding the shared bearer secret with a
@@ -37,6 +39,17 @@ pub struct Options {
     /// different server for each request).
     #[arg(long = "server", value_name = "ADDR", required = true)]
     pub servers: Vec<SocketAddr>,
+
+    /// A server that also takes browsers over WebTransport (repeat for
+    /// each): `UDP_ADDR=URL`, where UDP_ADDR is one of the --server
+    /// addresses and URL the https:// URL of its WebTransport endpoint,
+    /// then, for a self-signed certificate, `#hash-file=PATH` (a file
+    /// holding its SHA-256 hash as 64 hex digits, read at each request so
+    /// that rotations are followed) or `#hash=HEX64` (a fixed hash); with
+    /// neither, a certificate browsers trust. Example:
+    /// 127.0.0.1:40000=https://127.0.0.1:40001/netcode#hash-file=/run/netcode/hash
+    #[arg(long = "webtransport", value_name = "SPEC", value_parser = WebTransportSpec::parse)]
+    pub webtransport: Vec<WebTransportSpec>,
 
     /// A protocol id the fleet serves, decimal or 0x-prefixed hex (repeat
     /// for several); requests for others get 404.
@@ -78,14 +91,15 @@ impl Options {
             .trim()
             .parse()
             .map_err(|e| format!("{}: {e}", self.key_file.display()))?;
-        Ok(Matcher::new(
+        Matcher::new(
             secret,
             key,
             self.servers.clone(),
             self.protocol_ids.clone(),
             self.expire,
             self.timeout,
-        ))
+        )
+        .with_webtransport(self.webtransport.clone())
     }
 }
 
@@ -118,11 +132,37 @@ mod tests {
             "[::1]:40000",
             "--protocol-id",
             "0x10",
+            "--webtransport",
+            "[::1]:40000=https://[::1]:40001/netcode#hash-file=/run/hash",
+            "--webtransport",
+            "127.0.0.1:40000=https://localhost:40001/netcode",
         ])
         .unwrap();
         assert_eq!(options.servers.len(), 2);
+        let ports: Vec<u16> = options
+            .webtransport
+            .iter()
+            .map(|s| s.server.port())
+            .collect();
+        assert_eq!(ports, [40000, 40000]);
         assert_eq!(options.protocol_ids, [16]);
         assert_eq!((options.expire, options.timeout), (30, 5));
+        let bad = Options::try_parse_from([
+            "matcher",
+            "--secret-file",
+            "s",
+            "--key-file",
+            "k",
+            "--server",
+            "127.0.0.1:40000",
+            "--protocol-id",
+            "1",
+            "--webtransport",
+            "127.0.0.1:40000=http://a/netcode",
+        ])
+        .unwrap_err();
+        assert_eq!(bad.kind(), clap::error::ErrorKind::ValueValidation);
+        assert!(bad.to_string().contains("https://"), "{bad}");
         let help = Options::try_parse_from(["matcher", "--help"]).unwrap_err();
         assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
         let missing = Options::try_parse_from(["matcher", "--secret-file", "s"]).unwrap_err();

@@ -4,7 +4,9 @@
 //!
 //! The secret is checked before the body is read, so callers without it
 //! learn nothing else. A body that is not the JSON object asked for, in
-//! any way, is 400.
+//! any way, is 400. A browser's request (`"transport": "webtransport"`)
+//! gets a token for one server and that server's WebTransport URL and
+//! certificate hash.
 
 use std::sync::Arc;
 
@@ -19,7 +21,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
 use crate::config::parse_id;
-use crate::issue::{IssueError, Matcher};
+use crate::issue::{BrowserToken, IssueError, Matcher};
 
 /// The largest request body read: a token request is a few dozen bytes.
 pub const MAX_BODY_BYTES: usize = 4096;
@@ -33,12 +35,25 @@ pub fn router(matcher: Arc<Matcher>) -> Router {
 }
 
 /// What `POST /token` takes: ids as JSON numbers, or as strings in decimal
-/// or 0x hex (JSON numbers above 2^53 do not survive every client).
+/// or 0x hex (JSON numbers above 2^53 do not survive every client), and
+/// the transport the client connects over.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TokenRequest {
     protocol_id: Id,
     client_id: Id,
+    #[serde(default)]
+    transport: Transport,
+}
+
+/// How the client reaches the server: `"udp"` (the default) or
+/// `"webtransport"` (a browser).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Transport {
+    #[default]
+    Udp,
+    WebTransport,
 }
 
 /// An id as a JSON number or string.
@@ -66,6 +81,18 @@ struct TokenAnswer {
     client_id: u64,
     /// Seconds the token stays valid.
     expire_seconds: u32,
+    /// For a browser: where its token's one server takes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    webtransport: Option<WebTransportAnswer>,
+}
+
+/// Where a browser opens its WebTransport session.
+#[derive(Debug, Serialize)]
+struct WebTransportAnswer {
+    url: String,
+    /// The certificate's SHA-256 hash in hex, to pin; `null` for a
+    /// certificate browsers trust.
+    certificate_hash: Option<String>,
 }
 
 /// A failure: its status and a JSON body saying why.
@@ -123,19 +150,46 @@ async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Failu
     let bad = |why: String| Failure(StatusCode::BAD_REQUEST, why);
     let asked: TokenRequest = serde_json::from_slice(&body).map_err(|e| {
         bad(format!(
-            "expected {{\"protocol_id\": ID, \"client_id\": ID}}: {e}"
+            "expected {{\"protocol_id\": ID, \"client_id\": ID}}, and optionally \
+             \"transport\": \"udp\" or \"webtransport\": {e}"
         ))
     })?;
     let protocol_id = asked.protocol_id.value().map_err(bad)?;
     let client_id = asked.client_id.value().map_err(bad)?;
-    let token = matcher.issue(protocol_id, client_id).map_err(|e| match e {
-        IssueError::UnknownProtocol(_) => Failure(StatusCode::NOT_FOUND, e.to_string()),
-        IssueError::Build(_) => Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    })?;
+    let refused = |e: IssueError| {
+        let status = match e {
+            IssueError::UnknownProtocol(_) | IssueError::NoBrowserServers => StatusCode::NOT_FOUND,
+            IssueError::NoBrowserServerAvailable => StatusCode::SERVICE_UNAVAILABLE,
+            IssueError::Build(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        Failure(status, e.to_string())
+    };
+    let (token, webtransport) = match asked.transport {
+        Transport::Udp => (
+            matcher.issue(protocol_id, client_id).map_err(refused)?,
+            None,
+        ),
+        Transport::WebTransport => {
+            let BrowserToken {
+                token,
+                url,
+                certificate_hash,
+                ..
+            } = matcher
+                .issue_webtransport(protocol_id, client_id)
+                .map_err(refused)?;
+            let answer = WebTransportAnswer {
+                url,
+                certificate_hash,
+            };
+            (token, Some(answer))
+        }
+    };
     Ok(TokenAnswer {
         connect_token: STANDARD.encode(token),
         client_id,
         expire_seconds: matcher.expire_seconds(),
+        webtransport,
     })
 }
 

@@ -1,6 +1,7 @@
 //! Issuing connect tokens: who may ask (the bearer secret), for which
 //! protocols, and which servers each token lists (STANDARD.md, "Connect
-//! token"; the tokens themselves are netcode-std's).
+//! token"; the tokens themselves are netcode-std's): the fleet, for UDP
+//! clients, or the one server a browser reaches over WebTransport.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,8 +10,11 @@ use netcode_std::constants::{CONNECT_TOKEN_BYTES, MAX_SERVERS_PER_CONNECT};
 use netcode_std::{ConnectTokenBuilder, Key, TokenBuildError};
 use subtle::ConstantTimeEq;
 
+use crate::webtransport::{Browsers, NoChoice, WebTransportSpec};
+
 /// The matcher's state: its secret, the key it shares with the fleet, the
-/// fleet's addresses and the protocols it serves.
+/// fleet's addresses (and which of its servers take browsers) and the
+/// protocols it serves.
 #[derive(Debug)]
 pub struct Matcher {
     secret: String,
@@ -21,6 +25,24 @@ pub struct Matcher {
     timeout_seconds: u16,
     /// Where the next token's list of servers starts.
     next_server: AtomicUsize,
+    /// The servers that also take browsers over WebTransport.
+    browsers: Browsers,
+}
+
+/// A connect token for a browser, and where the browser takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrowserToken {
+    /// The connect token, listing only the server at
+    /// [`url`](Self::url) (by its UDP address).
+    pub token: [u8; CONNECT_TOKEN_BYTES],
+    /// The server's public UDP address, the one the token lists.
+    pub server: SocketAddr,
+    /// The URL the browser opens a WebTransport session at.
+    pub url: String,
+    /// The SHA-256 hash of the server's certificate, 64 lowercase hex
+    /// digits, for the browser to pin (`serverCertificateHashes`); `None`
+    /// for a certificate browsers trust by themselves.
+    pub certificate_hash: Option<String>,
 }
 
 /// Why no token was issued for a request that was otherwise fine.
@@ -31,6 +53,12 @@ pub enum IssueError {
     /// The token could not be made (the operating system's random source
     /// failed, or the configuration holds an unusable address).
     Build(TokenBuildError),
+    /// A browser asked, and no server of the fleet takes browsers.
+    NoBrowserServers,
+    /// A browser asked, and no server that takes browsers has a
+    /// certificate hash to hand out now (their hash files are unreadable
+    /// or malformed).
+    NoBrowserServerAvailable,
 }
 
 impl std::fmt::Display for IssueError {
@@ -38,6 +66,13 @@ impl std::fmt::Display for IssueError {
         match self {
             Self::UnknownProtocol(id) => write!(f, "no servers for protocol id {id:#x}"),
             Self::Build(e) => write!(f, "could not make a token: {e}"),
+            Self::NoBrowserServers => {
+                write!(f, "no server of this fleet takes browsers (WebTransport)")
+            }
+            Self::NoBrowserServerAvailable => write!(
+                f,
+                "no server taking browsers (WebTransport) is available now: try again later"
+            ),
         }
     }
 }
@@ -64,7 +99,30 @@ impl Matcher {
             expire_seconds,
             timeout_seconds,
             next_server: AtomicUsize::new(0),
+            browsers: Browsers::default(),
         }
+    }
+
+    /// The same matcher, giving browsers the servers of `specs`; fails
+    /// (saying why) if one names a server not in the fleet, or a server
+    /// twice.
+    pub fn with_webtransport(mut self, specs: Vec<WebTransportSpec>) -> Result<Self, String> {
+        for (i, spec) in specs.iter().enumerate() {
+            if !self.servers.contains(&spec.server) {
+                return Err(format!(
+                    "--webtransport {spec}: {} is not one of the --server addresses",
+                    spec.server
+                ));
+            }
+            if specs[..i].iter().any(|other| other.server == spec.server) {
+                return Err(format!(
+                    "--webtransport: {} is given more than once",
+                    spec.server
+                ));
+            }
+        }
+        self.browsers = Browsers::new(specs);
+        Ok(self)
     }
 
     /// Whether `presented` is the secret, compared in constant time.
@@ -86,8 +144,55 @@ impl Matcher {
         if !self.protocol_ids.contains(&protocol_id) {
             return Err(IssueError::UnknownProtocol(protocol_id));
         }
+        self.token(protocol_id, client_id, self.next_servers())
+    }
+
+    /// A connect token for a browser with `client_id` on protocol
+    /// `protocol_id`, listing one server that takes browsers: the next
+    /// one along (browsers spread over them), skipping any whose
+    /// certificate hash cannot be read now (each reported on stderr).
+    pub fn issue_webtransport(
+        &self,
+        protocol_id: u64,
+        client_id: u64,
+    ) -> Result<BrowserToken, IssueError> {
+        if !self.protocol_ids.contains(&protocol_id) {
+            return Err(IssueError::UnknownProtocol(protocol_id));
+        }
+        let chosen = self
+            .browsers
+            .choose(|spec, why| {
+                eprintln!(
+                    "matcher: {} is unavailable to browsers for now: {why}",
+                    spec.server
+                );
+            })
+            .map_err(|e| match e {
+                NoChoice::NoneConfigured => IssueError::NoBrowserServers,
+                NoChoice::NoneAvailable => IssueError::NoBrowserServerAvailable,
+            })?;
+        Ok(BrowserToken {
+            token: self.token(protocol_id, client_id, vec![chosen.server])?,
+            server: chosen.server,
+            url: chosen.url,
+            certificate_hash: chosen.certificate_hash,
+        })
+    }
+
+    /// Whether any server of the fleet takes browsers.
+    pub fn takes_browsers(&self) -> bool {
+        !self.browsers.is_empty()
+    }
+
+    /// A token listing `servers`.
+    fn token(
+        &self,
+        protocol_id: u64,
+        client_id: u64,
+        servers: Vec<SocketAddr>,
+    ) -> Result<[u8; CONNECT_TOKEN_BYTES], IssueError> {
         ConnectTokenBuilder::new(protocol_id, &self.key, client_id)
-            .server_addresses(self.next_servers())
+            .server_addresses(servers)
             .expire_seconds(i64::from(self.expire_seconds))
             .timeout_seconds(i32::from(self.timeout_seconds))
             .generate()
@@ -115,6 +220,7 @@ mod tests {
     use netcode_std::ConnectToken;
 
     use super::*;
+    use crate::webtransport::CertificateHash;
 
     fn matcher(servers: usize) -> Matcher {
         let servers = (0..servers)
@@ -161,5 +267,79 @@ mod tests {
         assert_eq!(token.server_addresses.len(), 2);
         assert_eq!(token.timeout_seconds, 5);
         assert_eq!(token.expire_timestamp - token.create_timestamp, 30);
+    }
+
+    fn browser_spec(port: u16, certificate: CertificateHash) -> WebTransportSpec {
+        WebTransportSpec {
+            server: SocketAddr::from(([127, 0, 0, 1], port)),
+            url: format!("https://127.0.0.1:{}/netcode", port + 100),
+            certificate,
+        }
+    }
+
+    #[test]
+    fn browsers_get_one_server_of_those_that_take_them_in_turn() {
+        assert_eq!(
+            matcher(2).issue_webtransport(7, 1),
+            Err(IssueError::NoBrowserServers)
+        );
+        assert!(!matcher(2).takes_browsers());
+        let hash = "ef".repeat(32);
+        let m = matcher(3)
+            .with_webtransport(vec![
+                browser_spec(40000, CertificateHash::Trusted),
+                browser_spec(40002, CertificateHash::Fixed(hash.clone())),
+            ])
+            .unwrap();
+        assert!(m.takes_browsers());
+        assert_eq!(
+            m.issue_webtransport(8, 1),
+            Err(IssueError::UnknownProtocol(8))
+        );
+        let mut ports = Vec::new();
+        for client_id in 0..4 {
+            let issued = m.issue_webtransport(7, client_id).unwrap();
+            let token = ConnectToken::read(&issued.token).unwrap();
+            assert_eq!(token.server_addresses.len(), 1);
+            assert_eq!(token.server_addresses[0], issued.server);
+            let port = issued.server.port();
+            assert_eq!(
+                issued.url,
+                format!("https://127.0.0.1:{}/netcode", port + 100)
+            );
+            let expected = (port == 40002).then(|| hash.clone());
+            assert_eq!(issued.certificate_hash, expected);
+            ports.push(port);
+        }
+        assert_eq!(ports, [40000, 40002, 40000, 40002]);
+        // UDP clients still get the whole fleet.
+        assert_eq!(m.next_servers().len(), 3);
+
+        let broken = matcher(1)
+            .with_webtransport(vec![browser_spec(
+                40000,
+                CertificateHash::File("/nonexistent/matcher/hash".into()),
+            )])
+            .unwrap();
+        assert_eq!(
+            broken.issue_webtransport(7, 1),
+            Err(IssueError::NoBrowserServerAvailable)
+        );
+    }
+
+    #[test]
+    fn browser_servers_must_be_in_the_fleet_once() {
+        let outside =
+            matcher(2).with_webtransport(vec![browser_spec(40005, CertificateHash::Trusted)]);
+        assert!(
+            outside
+                .unwrap_err()
+                .contains("not one of the --server addresses")
+        );
+        let twice = matcher(2).with_webtransport(vec![
+            browser_spec(40001, CertificateHash::Trusted),
+            browser_spec(40001, CertificateHash::Fixed("00".repeat(32))),
+        ]);
+        assert!(twice.unwrap_err().contains("more than once"));
     }
 }

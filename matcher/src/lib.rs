@@ -13,17 +13,38 @@
 //! 200 {"connect_token": "<base64 of 2048 bytes>", "client_id": 42, "expire_seconds": 30}
 //! ```
 //!
+//! A browser asks with `"transport": "webtransport"` (the default is
+//! `"udp"`) and gets a token listing the one server it will reach, the
+//! next of those configured with `--webtransport`, and where to reach it:
+//! the URL of its WebTransport endpoint and, for a self-signed
+//! certificate, the SHA-256 hash to pin (64 hex digits; `null` for a
+//! certificate browsers trust):
+//!
+//! ```text
+//! POST /token
+//! Authorization: Bearer <secret>
+//! {"protocol_id": "0x1122334455667788", "client_id": 42, "transport": "webtransport"}
+//!
+//! 200 {"connect_token": "<base64 of 2048 bytes>", "client_id": 42, "expire_seconds": 30,
+//!      "webtransport": {"url": "https://203.0.113.10:7001/netcode", "certificate_hash": "<64 hex digits>"}}
+//! ```
+//!
 //! A missing or wrong secret is 401, a body that is not that object 400, a
-//! protocol the fleet does not serve 404. `GET /health` answers `ok`.
+//! protocol the fleet does not serve 404, a browser's request to a fleet
+//! without WebTransport 404, and one when no such server has a
+//! certificate hash to hand out (its hash file unreadable or malformed)
+//! 503. `GET /health` answers `ok`.
 //!
 //! The binary (`matcher --help`) takes its configuration from the
-//! command line ([`Options`]); [`router`] serves a [`Matcher`] in any axum
-//! program.
+//! command line ([`Options`], [`WebTransportSpec`]); [`router`] serves a
+//! [`Matcher`] in any axum program.
 
 mod config;
 mod http;
 mod issue;
+mod webtransport;
 
 pub use config::{Options, parse_id};
 pub use http::{MAX_BODY_BYTES, router};
-pub use issue::{IssueError, Matcher};
+pub use issue::{BrowserToken, IssueError, Matcher};
+pub use webtransport::{CertificateHash, WebTransportSpec};

@@ -2,12 +2,15 @@
 //! (ureq): a fetched token, decoded, connects a netcode client to a netcode
 //! server of the fleet and payloads flow; the wrong secret gets 401, a
 //! malformed request 400, and none of it makes the program fall over.
-//! Also `--help`, and bad configuration reported as an error.
+//! A browser's request gets a token for the one server given with
+//! `--webtransport`, its URL, and the certificate hash its hash file holds
+//! at that moment (503 while the file is missing or malformed). Also
+//! `--help`, and bad configuration reported as an error.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 use base64::Engine;
@@ -15,128 +18,10 @@ use base64::engine::general_purpose::STANDARD;
 use netcode_tokio::proto::ConnectToken;
 use netcode_tokio::{Client, ClientState, Incoming, Key, Server, ServerConfig};
 
-const PROTOCOL_ID: u64 = 0x1122_3344_5566_7788;
-const KEY: [u8; 32] = [0x3c; 32];
-const SECRET: &str = "correct horse battery staple";
+use common::{Answer, KEY, PROTOCOL_ID, Running, SECRET, ask, files, http, key_hex, run};
+
 /// Every wait gives up after this long.
 const LIMIT: Duration = Duration::from_secs(10);
-
-/// Writes the secret and key files of test `name`; returns their paths.
-fn files(name: &str, key_text: &str) -> (PathBuf, PathBuf) {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    let (secret, key) = (dir.join("secret"), dir.join("key"));
-    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
-    std::fs::write(&key, key_text).unwrap();
-    (secret, key)
-}
-
-fn key_hex() -> String {
-    Key::from_bytes(KEY).to_hex().to_string()
-}
-
-fn matcher() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_matcher"))
-}
-
-/// The matcher program, running; killed when dropped.
-struct Running {
-    child: Child,
-    url: String,
-}
-
-impl Running {
-    /// Starts the matcher for test `name`, listing `servers`.
-    fn start(name: &str, servers: &[SocketAddr]) -> Self {
-        let (secret, key) = files(name, &key_hex());
-        let mut command = matcher();
-        command
-            .args([
-                "--listen",
-                "127.0.0.1:0",
-                "--protocol-id",
-                "0x1122334455667788",
-            ])
-            .arg("--secret-file")
-            .arg(&secret)
-            .arg("--key-file")
-            .arg(&key);
-        for server in servers {
-            command.args(["--server", &server.to_string()]);
-        }
-        let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_owned();
-        Self { child, url }
-    }
-
-    /// Whether the program is still running.
-    fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// An HTTP answer: status, `WWW-Authenticate`, body.
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    authenticate: Option<String>,
-    body: String,
-}
-
-/// Sends `method path` with `authorization` and `body` to `url`.
-fn http(url: &str, method: &str, path: &str, authorization: Option<&str>, body: &str) -> Answer {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let url = format!("{url}{path}");
-    let mut response = match method {
-        "POST" => {
-            let mut request = agent.post(&url).content_type("application/json");
-            if let Some(value) = authorization {
-                request = request.header("Authorization", value);
-            }
-            request.send(body)
-        }
-        _ => agent.get(&url).call(),
-    }
-    .expect("an HTTP answer");
-    let authenticate = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned());
-    Answer {
-        status: response.status().as_u16(),
-        authenticate,
-        body: response.body_mut().read_to_string().unwrap(),
-    }
-}
-
-/// A token request with the right secret.
-fn ask(url: &str, body: &str) -> Answer {
-    http(
-        url,
-        "POST",
-        "/token",
-        Some(&format!("Bearer {SECRET}")),
-        body,
-    )
-}
 
 /// Asks for a token for `client_id` off the async runtime; the decoded
 /// token and the id the answer names.
@@ -282,6 +167,11 @@ fn refusals_are_401_400_and_404_and_nothing_falls_over() {
         r#"{"protocol_id": 18446744073709551616, "client_id": 1}"#,
         r#"{"protocol_id": 1, "client_id": 1, "extra": true}"#,
         r#"{"protocol_id": true, "client_id": 1}"#,
+        r#"{"protocol_id": 1, "client_id": 1, "transport": "tcp"}"#,
+        r#"{"protocol_id": 1, "client_id": 1, "transport": "WebTransport"}"#,
+        r#"{"protocol_id": 1, "client_id": 1, "transport": ""}"#,
+        r#"{"protocol_id": 1, "client_id": 1, "transport": null}"#,
+        r#"{"protocol_id": 1, "client_id": 1, "transport": 1}"#,
         too_big.as_str(),
     ] {
         let answer = ask(&url, body);
@@ -292,6 +182,15 @@ fn refusals_are_401_400_and_404_and_nothing_falls_over() {
 
     let unknown = ask(&url, r#"{"protocol_id": "0x1", "client_id": 1}"#);
     assert_eq!(unknown.status, 404, "{unknown:?}");
+    // No server of this fleet takes browsers.
+    let browser = ask(
+        &url,
+        &format!(
+            r#"{{"protocol_id": {PROTOCOL_ID}, "client_id": 5, "transport": "webtransport"}}"#
+        ),
+    );
+    assert_eq!(browser.status, 404, "{browser:?}");
+    assert!(browser.body.contains("takes browsers"), "{browser:?}");
     assert_eq!(http(&url, "GET", "/token", None, "").status, 405);
     assert_eq!(http(&url, "GET", "/elsewhere", None, "").status, 404);
     let health = http(&url, "GET", "/health", None, "");
@@ -313,12 +212,174 @@ fn refusals_are_401_400_and_404_and_nothing_falls_over() {
     let json: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
     assert_eq!(json["client_id"], 5);
     assert_eq!(json["expire_seconds"], 30);
+    assert!(json.get("webtransport").is_none(), "{answer:?}");
+    let udp = ask(
+        &url,
+        &format!(r#"{{"protocol_id": {PROTOCOL_ID}, "client_id": 5, "transport": "udp"}}"#),
+    );
+    assert_eq!(udp.status, 200, "{udp:?}");
+    assert!(!udp.body.contains("webtransport"), "{udp:?}");
     assert!(running.alive(), "the matcher is still running");
 }
 
-/// Runs the matcher with `args` to completion.
-fn run(args: &[&str]) -> Output {
-    matcher().args(args).output().unwrap()
+/// Asks for a browser's token for `client_id`.
+fn ask_webtransport(url: &str, client_id: u64) -> Answer {
+    ask(
+        url,
+        &format!(
+            r#"{{"protocol_id": "{PROTOCOL_ID:#x}", "client_id": {client_id}, "transport": "webtransport"}}"#
+        ),
+    )
+}
+
+/// A browser's answer, checked: its token lists `server` alone, for
+/// `client_id`; returns the WebTransport URL and certificate hash.
+fn browser_answer(answer: &Answer, client_id: u64, server: SocketAddr) -> (String, Option<String>) {
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let json: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+    assert_eq!(json["client_id"], client_id);
+    let bytes = STANDARD
+        .decode(
+            json["connect_token"]
+                .as_str()
+                .expect("a connect_token string"),
+        )
+        .expect("base64");
+    let token = ConnectToken::read(&bytes).expect("a well-formed token");
+    assert_eq!(token.protocol_id, PROTOCOL_ID);
+    assert_eq!(token.server_addresses.len(), 1, "one server for a browser");
+    assert_eq!(token.server_addresses[0], server);
+    let web = &json["webtransport"];
+    let url = web["url"].as_str().expect("a url string").to_owned();
+    let hash = match &web["certificate_hash"] {
+        serde_json::Value::Null => None,
+        hash => Some(hash.as_str().expect("a certificate_hash string").to_owned()),
+    };
+    (url, hash)
+}
+
+#[test]
+fn browsers_get_one_server_its_url_and_the_hash_its_file_holds() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("webtransport");
+    std::fs::create_dir_all(&dir).unwrap();
+    let hash_file = dir.join("certificate.hash");
+    let _ = std::fs::remove_file(&hash_file);
+    let udp: SocketAddr = "127.0.0.1:40000".parse().unwrap();
+    let browsers: SocketAddr = "127.0.0.1:40002".parse().unwrap();
+    let web_url = "https://127.0.0.1:40003/netcode";
+    let fixed: SocketAddr = "[::1]:40004".parse().unwrap();
+    let fixed_url = "https://[::1]:40005/netcode";
+    let fixed_hash = "ab".repeat(32);
+    let running = Running::start_with(
+        "webtransport",
+        &[udp, browsers, fixed],
+        &[
+            "--webtransport".into(),
+            format!("{browsers}={web_url}#hash-file={}", hash_file.display()),
+            "--webtransport".into(),
+            format!("{fixed}={fixed_url}#hash={}", fixed_hash.to_uppercase()),
+        ],
+    );
+    let url = running.url.clone();
+
+    // Browsers go to the two servers that take them in turn, each with its
+    // own URL and hash; the file's hash is read at each request.
+    let first = "0123456789abcdef".repeat(4);
+    std::fs::write(
+        &hash_file,
+        format!(
+            "{first}
+"
+        ),
+    )
+    .unwrap();
+    let answer = ask_webtransport(&url, 7);
+    assert_eq!(
+        browser_answer(&answer, 7, browsers),
+        (web_url.to_owned(), Some(first.clone()))
+    );
+    let answer = ask_webtransport(&url, 8);
+    assert_eq!(
+        browser_answer(&answer, 8, fixed),
+        (fixed_url.to_owned(), Some(fixed_hash.clone()))
+    );
+    let rotated = "fedcba9876543210".repeat(4);
+    std::fs::write(
+        &hash_file,
+        format!(
+            "{rotated}
+"
+        ),
+    )
+    .unwrap();
+    let answer = ask_webtransport(&url, 9);
+    assert_eq!(
+        browser_answer(&answer, 9, browsers),
+        (web_url.to_owned(), Some(rotated))
+    );
+
+    // UDP clients still get the whole fleet.
+    let answer = ask(
+        &url,
+        &format!(r#"{{"protocol_id": {PROTOCOL_ID}, "client_id": 10}}"#),
+    );
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let json: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+    let bytes = STANDARD
+        .decode(json["connect_token"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(
+        ConnectToken::read(&bytes).unwrap().server_addresses.len(),
+        3
+    );
+    assert!(json.get("webtransport").is_none(), "{answer:?}");
+
+    // Without its hash file, the server is skipped (its turn goes to the
+    // other) and the failure logged.
+    std::fs::remove_file(&hash_file).unwrap();
+    for client_id in [11, 12] {
+        let answer = ask_webtransport(&url, client_id);
+        assert_eq!(
+            browser_answer(&answer, client_id, fixed),
+            (fixed_url.to_owned(), Some(fixed_hash.clone()))
+        );
+    }
+    let stderr = running.stop();
+    assert!(
+        stderr.contains(&format!("{browsers} is unavailable to browsers"))
+            && stderr.contains("cannot read the hash file"),
+        "{stderr}"
+    );
+
+    // With only that server taking browsers, a missing or malformed file
+    // is 503, and a good one again is served.
+    let running = Running::start_with(
+        "webtransport-alone",
+        &[udp, browsers],
+        &[
+            "--webtransport".into(),
+            format!("{browsers}={web_url}#hash-file={}", hash_file.display()),
+        ],
+    );
+    let url = running.url.clone();
+    for content in [None, Some("not a hash\n"), Some("")] {
+        if let Some(content) = content {
+            std::fs::write(&hash_file, content).unwrap();
+        }
+        let answer = ask_webtransport(&url, 13);
+        assert_eq!(answer.status, 503, "{content:?}: {answer:?}");
+        let json: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        assert!(json["error"].is_string(), "{answer:?}");
+    }
+    std::fs::write(&hash_file, format!("{first}\n")).unwrap();
+    let answer = ask_webtransport(&url, 14);
+    assert_eq!(
+        browser_answer(&answer, 14, browsers),
+        (web_url.to_owned(), Some(first))
+    );
+    let stderr = running.stop();
+    assert!(stderr.contains("64 hex digits"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 #[test]
@@ -332,6 +393,8 @@ fn help_works_and_bad_configuration_is_an_error_not_a_panic() {
         "--key-file",
         "--server",
         "--protocol-id",
+        "--webtransport",
+        "hash-file=PATH",
     ] {
         assert!(text.contains(option), "--help mentions {option}");
     }
@@ -346,7 +409,9 @@ fn help_works_and_bad_configuration_is_an_error_not_a_panic() {
         "--protocol-id",
         "1",
     ];
-    let cases: [(&[&str], &str); 4] = [
+    let (_, good_key) = files("bad-webtransport", &key_hex());
+    let good_key = good_key.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
         (
             &["--secret-file", secret, "--key-file", key],
             "a key is 32 bytes",
@@ -369,6 +434,28 @@ fn help_works_and_bad_configuration_is_an_error_not_a_panic() {
                 "x",
             ],
             "not a 64-bit id",
+        ),
+        (
+            &[
+                "--secret-file",
+                secret,
+                "--key-file",
+                "/nonexistent/key",
+                "--webtransport",
+                "127.0.0.1:40000=https://a/netcode#hash=00",
+            ],
+            "64 hex digits",
+        ),
+        (
+            &[
+                "--secret-file",
+                secret,
+                "--key-file",
+                good_key,
+                "--webtransport",
+                "127.0.0.1:40001=https://a/netcode",
+            ],
+            "not one of the --server addresses",
         ),
     ];
     for (args, says) in cases {

@@ -58,6 +58,25 @@ pub const MAX_PACKET_BYTES: usize = 1300;
 /// payload and the tag.
 pub const MAX_ENCRYPTED_PACKET_BYTES: usize = 1 + 8 + MAX_PAYLOAD_BYTES + MAC_BYTES;
 
+/// Most bytes a payload packet adds to its payload: the prefix, up to 8
+/// sequence bytes and the tag.
+pub const PAYLOAD_PACKET_OVERHEAD: usize = MAX_ENCRYPTED_PACKET_BYTES - MAX_PAYLOAD_BYTES;
+
+/// The largest payload whose packet fits in a datagram of at most
+/// `datagram_limit` bytes whatever its sequence number: the limit less
+/// [`PAYLOAD_PACKET_OVERHEAD`], at most [`MAX_PAYLOAD_BYTES`], zero when no
+/// payload fits. A transport with smaller datagrams than UDP's (a
+/// WebTransport session in a browser: 1211 bytes in Chromium 156, so 1186)
+/// sends payloads up to this.
+pub const fn max_payload_within(datagram_limit: usize) -> usize {
+    let fits = datagram_limit.saturating_sub(PAYLOAD_PACKET_OVERHEAD);
+    if fits < MAX_PAYLOAD_BYTES {
+        fits
+    } else {
+        MAX_PAYLOAD_BYTES
+    }
+}
+
 /// Exact size of a connection request packet.
 pub const CONNECTION_REQUEST_BYTES: usize =
     1 + VERSION_INFO_BYTES + 8 + 8 + CONNECT_TOKEN_NONCE_BYTES + CONNECT_TOKEN_PRIVATE_BYTES;
@@ -93,5 +112,19 @@ mod tests {
         assert_eq!(&VERSION_INFO[..12], b"NETCODE 1.02");
         assert!(!is_payload_size(0) && is_payload_size(1));
         assert!(is_payload_size(1200) && !is_payload_size(1201));
+    }
+
+    #[test]
+    fn payloads_fit_smaller_datagrams() {
+        assert_eq!(PAYLOAD_PACKET_OVERHEAD, 25);
+        assert_eq!(max_payload_within(1211), 1186);
+        assert_eq!(
+            max_payload_within(MAX_ENCRYPTED_PACKET_BYTES),
+            MAX_PAYLOAD_BYTES
+        );
+        assert_eq!(max_payload_within(usize::MAX), MAX_PAYLOAD_BYTES);
+        assert_eq!(max_payload_within(26), 1);
+        assert_eq!(max_payload_within(25), 0);
+        assert_eq!(max_payload_within(0), 0);
     }
 }

@@ -22,6 +22,7 @@
 //! manifest copied from the reference set, and every `.bin` file written by
 //! `cargo run -p netcode-vectors --bin regenerate`, that is by our encoder.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -111,15 +112,19 @@ pub fn write_bin_files(dir: &Path) -> Result<usize> {
     Ok(outputs.len())
 }
 
-/// A vector set on disk: its directory and its parsed manifest.
+/// A vector set on disk (its directory and its parsed manifest), or held
+/// in memory ([`VectorSet::from_memory`]).
 #[derive(Debug, Clone)]
 pub struct VectorSet {
-    /// The directory holding `manifest.json` and the `.bin` files.
+    /// The directory holding `manifest.json` and the `.bin` files (for a
+    /// set in memory, only a name for messages).
     pub dir: PathBuf,
     /// The raw bytes of `manifest.json`.
     pub manifest_bytes: Vec<u8>,
     /// The parsed manifest.
     pub manifest: Manifest,
+    /// The files of a set held in memory, by file name; `None` on disk.
+    files: Option<BTreeMap<String, Vec<u8>>>,
 }
 
 impl VectorSet {
@@ -135,6 +140,28 @@ impl VectorSet {
             dir,
             manifest_bytes,
             manifest,
+            files: None,
+        })
+    }
+
+    /// A set held in memory: the bytes of its `manifest.json` and its
+    /// files by name, for targets without a file system (the browser tests
+    /// of `netcode-browser` embed a set this way). `name` stands for the
+    /// directory in messages. Reading an entry reads `files`; nothing
+    /// touches the disk.
+    pub fn from_memory(
+        name: impl Into<PathBuf>,
+        manifest_bytes: Vec<u8>,
+        files: BTreeMap<String, Vec<u8>>,
+    ) -> Result<Self> {
+        let dir = name.into();
+        let manifest = Manifest::parse(&manifest_bytes)
+            .map_err(|e| e.context(format!("manifest of {}", dir.display())))?;
+        Ok(Self {
+            dir,
+            manifest_bytes,
+            manifest,
+            files: Some(files),
         })
     }
 
@@ -146,6 +173,12 @@ impl VectorSet {
     /// The bytes of an entry's file.
     pub fn read(&self, vector: &Vector) -> Result<Vec<u8>> {
         let path = self.path(vector);
+        if let Some(files) = &self.files {
+            return files
+                .get(&vector.file)
+                .cloned()
+                .ok_or_else(|| Error::new(format!("no file {} in the set", path.display())));
+        }
         std::fs::read(&path).map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))
     }
 
@@ -165,6 +198,14 @@ impl VectorSet {
 
     /// The names of the `.bin` files present in the directory, sorted.
     pub fn bin_files(&self) -> Result<Vec<String>> {
+        if let Some(files) = &self.files {
+            // A BTreeMap's keys come sorted.
+            return Ok(files
+                .keys()
+                .filter(|name| name.ends_with(".bin"))
+                .cloned()
+                .collect());
+        }
         let entries = std::fs::read_dir(&self.dir)
             .map_err(|e| Error::new(format!("cannot list {}: {e}", self.dir.display())))?;
         let mut names = Vec::new();

@@ -1,0 +1,113 @@
+//! The JavaScript binding (wasm32 only): [`NetcodeClient`], a
+//! [`BrowserClient`] for a plain web page, exported by wasm-bindgen with
+//! camelCase names. `build-web.sh` makes the package:
+//!
+//! ```js
+//! import init, { NetcodeClient } from "./netcode_browser.js";
+//! await init();
+//! const client = await NetcodeClient.connect(url, certificateHashHex, token);
+//! setInterval(() => {
+//!   client.update();
+//!   for (let p = client.receive(); p !== undefined; p = client.receive()) { /* ... */ }
+//!   if (client.state === "connected") client.send(new Uint8Array([1, 2, 3]));
+//! }, 16);
+//! // at the end:
+//! client.disconnect();
+//! client.free();
+//! ```
+
+use wasm_bindgen::prelude::*;
+
+use crate::client::BrowserClient;
+use crate::hash::parse_certificate_hash;
+
+/// A netcode client over WebTransport, for JavaScript.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct NetcodeClient {
+    inner: BrowserClient,
+}
+
+#[wasm_bindgen]
+impl NetcodeClient {
+    /// `NetcodeClient.connect(url, certificateHashHex, token)`: opens a
+    /// WebTransport session to `url` and starts connecting with the
+    /// 2048-byte connect token (a `Uint8Array`). `certificateHashHex` is the
+    /// SHA-256 of the server's certificate as 64 hexadecimal digits (colons
+    /// allowed), or `""` for a certificate the browser trusts. Rejects with
+    /// an `Error` saying why the session could not be made.
+    pub async fn connect(
+        url: String,
+        certificate_hash_hex: String,
+        token: Vec<u8>,
+    ) -> Result<NetcodeClient, JsError> {
+        let hashes: Vec<[u8; 32]> = parse_certificate_hash(&certificate_hash_hex)
+            .map_err(|e| JsError::new(&e.to_string()))?
+            .into_iter()
+            .collect();
+        let inner = BrowserClient::connect(&url, &hashes, &token)
+            .await
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(NetcodeClient { inner })
+    }
+
+    /// `update()`: one turn, once per frame: handles what arrived, sends
+    /// what is due.
+    pub fn update(&mut self) {
+        self.inner.update();
+    }
+
+    /// `send(payload)`: sends a `Uint8Array` of 1 to `payloadLimit` bytes;
+    /// throws an `Error` saying why when it cannot.
+    pub fn send(&mut self, payload: &[u8]) -> Result<(), JsError> {
+        self.inner
+            .send(payload)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// `receive()`: the oldest payload received, as a `Uint8Array`, or
+    /// `undefined`.
+    pub fn receive(&mut self) -> Option<Vec<u8>> {
+        self.inner.receive()
+    }
+
+    /// `state`: the client's state as the protocol names it:
+    /// `"connected"`, `"sending connection request"`, `"disconnected"`,
+    /// `"connection timed out"`, ...
+    #[wasm_bindgen(getter)]
+    pub fn state(&self) -> String {
+        self.inner.state().name().to_owned()
+    }
+
+    /// `clientIndex`: the slot the server gave this client while
+    /// connected, else `undefined`.
+    #[wasm_bindgen(getter, js_name = clientIndex)]
+    pub fn client_index(&self) -> Option<u32> {
+        self.inner.client_index()
+    }
+
+    /// `payloadLimit`: the largest payload `send` takes on this session.
+    #[wasm_bindgen(getter, js_name = payloadLimit)]
+    pub fn payload_limit(&self) -> usize {
+        self.inner.payload_limit()
+    }
+
+    /// `maxDatagramSize`: the session's `maxDatagramSize`.
+    #[wasm_bindgen(getter, js_name = maxDatagramSize)]
+    pub fn max_datagram_size(&self) -> usize {
+        self.inner.max_datagram_size()
+    }
+
+    /// `closeReason`: why the session closed, once it has, else
+    /// `undefined`.
+    #[wasm_bindgen(getter, js_name = closeReason)]
+    pub fn close_reason(&self) -> Option<String> {
+        self.inner.closed().map(str::to_owned)
+    }
+
+    /// `disconnect()`: tells the server (10 disconnect packets), then
+    /// closes the session.
+    pub fn disconnect(&mut self) {
+        self.inner.disconnect();
+    }
+}
