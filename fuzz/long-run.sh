@@ -13,6 +13,8 @@
 # per-input setup is netcode-std's: in the run on record it ran 8 to 12
 # times fewer inputs a second than the session targets).
 # `host` starts first, so the other targets share the second core meanwhile.
+# An input that runs longer than LONG_RUN_INPUT_TIMEOUT seconds (default
+# 30; libFuzzer's own default is 20 minutes) is a hang, reported as a crash.
 # LONG_RUN_DIR keeps the logs and the scratch corpora (default: a new
 # temporary directory, printed). A crash stops that target only: its log is
 # shown from the first error on, its input is under fuzz/artifacts/<target>/,
@@ -23,6 +25,7 @@ cd "$(dirname "$0")/.."
 wire_seconds=${LONG_RUN_SECONDS:-360}
 session_seconds=${LONG_RUN_SESSION_SECONDS:-600}
 host_seconds=${LONG_RUN_HOST_SECONDS:-3000}
+input_timeout=${LONG_RUN_INPUT_TIMEOUT:-30}
 dir=${LONG_RUN_DIR:-$(mktemp -d)}
 mkdir -p "$dir"
 echo "logs and scratch corpora in $dir"
@@ -60,7 +63,7 @@ run_one() {
   # shellcheck disable=SC2046 # the flags are words
   if ! cargo +nightly fuzz run --fuzz-dir fuzz "$target" \
     "$dir/corpus/$target" "$PWD/fuzz/corpus/$target" \
-    -- -max_total_time="$time" -print_final_stats=1 $(flags_of "$target") \
+    -- -max_total_time="$time" -timeout="$input_timeout" -print_final_stats=1 $(flags_of "$target") \
     >"$log" 2>&1; then
     status=CRASH
     {

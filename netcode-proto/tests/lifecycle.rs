@@ -298,3 +298,41 @@ fn deadlines_alone_drive_a_session() {
     // Keep-alives at 10 Hz each way plus their deliveries, with no busy loop.
     assert!(wakeups < 60 * 45, "{wakeups} wake-ups in 60 s");
 }
+
+#[test]
+fn an_update_past_the_timers_range_returns_and_applies_timeouts() {
+    // The server's timers hold nanoseconds in 64 bits (584 years): a clock
+    // beyond that must neither hang an update nor skip what is due.
+    let finished = std::thread::spawn(|| {
+        let mut w = World::new(perfect(), 33, 3, 3);
+        let server = w.servers[0].address;
+        for (c, timeout) in [(0, 15), (1, 15), (2, -1)] {
+            let client = w.add_client(&format!("10.2.0.{}:4000", c + 1));
+            let token = w.token_for(10 + c as u64, &[server], 30, timeout);
+            w.connect(client, &token);
+        }
+        assert!(w.run_until(50, |w| w.server(0).num_connected_clients() == 3));
+        let unix = w.unix;
+        let beyond =
+            Instant::from_duration(Duration::from_nanos(u64::MAX)) + Duration::from_secs(1);
+        for (now, connected) in [(beyond, 3), (Instant::MAX, 1)] {
+            let mut keep_alives = 0;
+            let mut out = SendFn(|_, _: &[u8]| keep_alives += 1);
+            w.server_mut(0).update(now, unix, &mut out);
+            // Every connected client was sent its keep-alive; the two with
+            // a timeout timed out, the one whose token disables timeouts
+            // stays.
+            assert_eq!(keep_alives, connected);
+            assert_eq!(w.server(0).num_connected_clients(), 1);
+        }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !finished.is_finished() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "update did not return"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    finished.join().expect("no panic");
+}

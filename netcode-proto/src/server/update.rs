@@ -34,27 +34,46 @@ impl<S: ServerStorage> Server<S> {
         self.storage
             .tables()
             .free_expired_tokens(&mut self.live, &hasher, self.unix_time);
-        // The slots whose timers have come, earliest first; the others are
-        // not visited (see `timers.rs`).
         let now_key = Nanos::new(now);
-        while let Some((index, key)) = self.storage.tables().first_timer(&self.live) {
-            if key > now_key {
-                break;
+        if now_key == Nanos::NEVER {
+            // Past the timers' range (584 years from the clock's origin):
+            // their keys no longer tell times apart, so every connected
+            // network client is visited once instead.
+            for index in 0..self.max_clients {
+                if self.connected_slot(index).is_some_and(|s| !s.loopback) {
+                    self.visit_slot(now, index, out);
+                }
             }
-            let slot = &self.storage.slots()[index];
-            if SERVER_KEEP_ALIVE.holds(next_send(slot.last_send), now) {
-                self.send_keep_alive(now, index, out);
+        } else {
+            // The slots whose timers have come, earliest first; the others
+            // are not visited (see `timers.rs`). A visited slot's real
+            // deadline is later than `now`, and below the end of the range
+            // its key is too, so each slot is visited once.
+            while let Some((index, key)) = self.storage.tables().first_timer(&self.live) {
+                if key > now_key {
+                    break;
+                }
+                self.visit_slot(now, index, out);
             }
-            let slot = &self.storage.slots()[index];
-            if let Some(timeout) = slot.timeout
-                && SERVER_TIMEOUT.holds(after(slot.last_receive, timeout), now)
-            {
-                self.disconnect_slot(index, DisconnectReason::TimedOut, false, out);
-                continue;
-            }
-            self.storage.tables().arm_timer(&mut self.live, index);
         }
         self.deadline = self.exact_first_deadline();
+    }
+
+    /// Sends the keep-alive or applies the timeout that is due for the
+    /// connected network client of slot `index`, and re-arms its timer.
+    fn visit_slot<O: Output<ServerEvent>>(&mut self, now: Instant, index: usize, out: &mut O) {
+        let slot = &self.storage.slots()[index];
+        if SERVER_KEEP_ALIVE.holds(next_send(slot.last_send), now) {
+            self.send_keep_alive(now, index, out);
+        }
+        let slot = &self.storage.slots()[index];
+        if let Some(timeout) = slot.timeout
+            && SERVER_TIMEOUT.holds(after(slot.last_receive, timeout), now)
+        {
+            self.disconnect_slot(index, DisconnectReason::TimedOut, false, out);
+            return;
+        }
+        self.storage.tables().arm_timer(&mut self.live, index);
     }
 
     /// The earliest deadline of any connected client: the first timer's,
