@@ -16,8 +16,13 @@
 //! The criterion benchmarks live in `benches/`; run them with
 //! `cargo bench -p netcode-bench`. The peers (`renetcode`, `netcode-official`)
 //! are driven from [`peers`] by the benches and the counting program
-//! (`src/bin/netcode-count/`, with [`count`]).
+//! (`src/bin/netcode-count/`, with [`count`]); the wall-clock programs
+//! (`src/bin/wt-bench/`, `src/bin/history-bench/`) share their options and
+//! summaries through [`cli`].
 
+/// The `--name value` options and the median and range over rounds that
+/// the bench's programs (`wt-bench`, `history-bench`) share.
+pub mod cli;
 pub mod count;
 pub mod peers;
 

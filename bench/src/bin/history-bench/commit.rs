@@ -24,6 +24,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use netcode_bench::cli::{Options, Spread};
 use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID, SERVER, USER_DATA, request_bytes};
 use netcode_proto::Key;
 use netcode_proto::io::Output;
@@ -34,7 +35,7 @@ use netcode_proto::server::{
 use netcode_proto::token::{ConnectTokenParams, generate_connect_token};
 use netcode_std::history_store::{HistoryStore, HistoryWriter};
 
-use crate::summary::{Options, Spread, load_average, quantile_ms, remove, scratch};
+use crate::summary::{load_average, quantile_ms, remove, scratch};
 
 /// Requests in the pool: the writer's bound and a quarter more, so that
 /// the writer is never short of requests to take.
@@ -51,13 +52,13 @@ struct Round {
 }
 
 /// Runs the case with `options`.
-pub(crate) fn run(mut options: Options) {
-    let dir: std::path::PathBuf = options.get("dir", std::env::temp_dir());
-    let seconds: f64 = options.get("seconds", 3.0);
-    let rounds: usize = options.get("rounds", 3);
-    let poll = Duration::from_micros(options.get("poll-us", 1000));
-    let label: String = options.get("label", "run".to_string());
-    options.finish();
+pub(crate) fn run(mut options: Options) -> Result<(), String> {
+    let dir: std::path::PathBuf = options.get("dir", std::env::temp_dir())?;
+    let seconds: f64 = options.get("seconds", 3.0)?;
+    let rounds: usize = options.get("rounds", 3)?;
+    let poll = Duration::from_micros(options.get("poll-us", 1000)?);
+    let label: String = options.get("label", "run".to_string())?;
+    options.finish()?;
     let period = Duration::from_secs_f64(seconds);
 
     let unix = netcode_std::unix_time();
@@ -97,24 +98,27 @@ pub(crate) fn run(mut options: Options) {
         );
         results.push(r);
     }
-    let spread = |f: fn(&Round) -> f64| Spread::of(&results.iter().map(f).collect::<Vec<_>>());
+    let spread = |f: fn(&Round) -> f64, decimals| {
+        Spread::show(&results.iter().map(f).collect::<Vec<_>>(), decimals)
+    };
     println!("summary [{label}], median (min–max) over {rounds} rounds:");
     println!(
         "  one sync per token: {} tokens/s; record p50 {} ms, p99 {} ms",
-        spread(|r| r.one_per_second).show(0),
-        spread(|r| r.sync_p50_ms).show(2),
-        spread(|r| r.sync_p99_ms).show(2)
+        spread(|r| r.one_per_second, 0),
+        spread(|r| r.sync_p50_ms, 2),
+        spread(|r| r.sync_p99_ms, 2)
     );
     println!(
         "  group commit: {} durable records/s; {} syncs/s; {} records/sync",
-        spread(|r| r.group_per_second).show(0),
-        spread(|r| r.syncs_per_second).show(0),
-        spread(|r| r.records_per_sync).show(0)
+        spread(|r| r.group_per_second, 0),
+        spread(|r| r.syncs_per_second, 0),
+        spread(|r| r.records_per_sync, 0)
     );
     println!(
         "  ratio group / one sync per token (per round): {}x",
-        spread(|r| r.group_per_second / r.one_per_second).show(1)
+        spread(|r| r.group_per_second / r.one_per_second, 1)
     );
+    Ok(())
 }
 
 /// Tokens made durable per second by `record` in a loop for `period`, and

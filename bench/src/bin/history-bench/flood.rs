@@ -30,6 +30,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use netcode_bench::cli::{Options, Spread};
 use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID, payload, request_bytes};
 use netcode_proto::PacketType;
 use netcode_proto::stats::DropReason;
@@ -37,7 +38,7 @@ use netcode_std::{
     BindMode, Client, ClientState, ConnectTokenBuilder, Key, Server, ServerConfig, ServerEvent,
 };
 
-use crate::summary::{Options, Spread, load_average, quantile_ms, remove, scratch};
+use crate::summary::{load_average, quantile_ms, remove, scratch};
 
 /// Clients connected through the flood.
 const CLIENTS: usize = 3;
@@ -83,27 +84,24 @@ struct Settings {
 }
 
 /// Runs the case with `options`.
-pub(crate) fn run(mut options: Options) {
-    let dir: std::path::PathBuf = options.get("dir", std::env::temp_dir());
-    let rounds: usize = options.get("rounds", 3);
-    let label: String = options.get("label", "run".to_string());
+pub(crate) fn run(mut options: Options) -> Result<(), String> {
+    let dir: std::path::PathBuf = options.get("dir", std::env::temp_dir())?;
+    let rounds: usize = options.get("rounds", 3)?;
+    let label: String = options.get("label", "run".to_string())?;
     let settings = Settings {
-        rate: options.get("rate", 15_000.0),
-        flood: Duration::from_secs_f64(options.get("flood-seconds", 1.0)),
-        settle: Duration::from_secs_f64(options.get("settle", 6.0)),
-        tick: Duration::from_secs_f64(1.0 / options.get("hz", 100.0)),
-        max_clients: options.get("max-clients", 64),
-        sources: options.get("sources", 4),
-        file: match options.get("file", "on".to_string()).as_str() {
+        rate: options.get("rate", 15_000.0)?,
+        flood: Duration::from_secs_f64(options.get("flood-seconds", 1.0)?),
+        settle: Duration::from_secs_f64(options.get("settle", 6.0)?),
+        tick: Duration::from_secs_f64(1.0 / options.get("hz", 100.0)?),
+        max_clients: options.get("max-clients", 64)?,
+        sources: options.get("sources", 4)?,
+        file: match options.get("file", "on".to_string())?.as_str() {
             "on" => true,
             "off" => false,
-            other => {
-                eprintln!("--file on|off, not {other}");
-                std::process::exit(1)
-            }
+            other => return Err(format!("--file on|off, not {other}")),
         },
     };
-    options.finish();
+    options.finish()?;
     println!(
         "flood [{label}]: dir {} | {} requests/s for {:.1} s, {} sources, then {:.1} s; update every {:.1} ms; {} slots; history file {} | load {}",
         dir.display(),
@@ -148,18 +146,20 @@ pub(crate) fn run(mut options: Options) {
         );
         results.push(r);
     }
-    let spread = |f: fn(&Round) -> f64| Spread::of(&results.iter().map(f).collect::<Vec<_>>());
+    let spread = |f: fn(&Round) -> f64, decimals| {
+        Spread::show(&results.iter().map(f).collect::<Vec<_>>(), decimals)
+    };
     println!("summary [{label}], median (min–max) over {rounds} rounds:");
     println!(
         "  longest update {} ms; p99 update {} ms; longest echo gap {} ms",
-        spread(|r| r.longest_ms).show(2),
-        spread(|r| r.p99_ms).show(3),
-        spread(|r| r.longest_gap_ms).show(1)
+        spread(|r| r.longest_ms, 2),
+        spread(|r| r.p99_ms, 3),
+        spread(|r| r.longest_gap_ms, 1)
     );
     println!(
         "  challenges sent in the longest update {}; at most in one update {}",
-        spread(|r| r.longest_challenges as f64).show(0),
-        spread(|r| r.most_challenges as f64).show(0)
+        spread(|r| r.longest_challenges as f64, 0),
+        spread(|r| r.most_challenges as f64, 0)
     );
     println!(
         "  clients lost (sum over rounds): {}/{}",
@@ -168,19 +168,20 @@ pub(crate) fn run(mut options: Options) {
     );
     println!(
         "  flood records durable {}; syncs {}; records/sync {}; most pending {}",
-        spread(|r| r.durable as f64).show(0),
-        spread(|r| r.syncs as f64).show(0),
-        spread(|r| r.durable as f64 / r.syncs.max(1) as f64).show(0),
-        spread(|r| r.most_pending as f64).show(0)
+        spread(|r| r.durable as f64, 0),
+        spread(|r| r.syncs as f64, 0),
+        spread(|r| r.durable as f64 / r.syncs.max(1) as f64, 0),
+        spread(|r| r.most_pending as f64, 0)
     );
     let settled: Vec<f64> = results.iter().filter_map(|r| r.settled_after).collect();
     if !settled.is_empty() {
         println!(
             "  none pending after (s from the flood's start, {} of {rounds} rounds): {}",
             settled.len(),
-            Spread::of(&settled).show(2)
+            Spread::show(&settled, 2)
         );
     }
+    Ok(())
 }
 
 /// One round (see the module documentation).

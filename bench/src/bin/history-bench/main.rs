@@ -24,26 +24,24 @@ mod summary;
 
 use std::process::ExitCode;
 
+use netcode_bench::cli::Options;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((case, rest)) = args.split_first() else {
         eprintln!("usage: history-bench commit|flood [--option value]...");
         return ExitCode::from(1);
     };
-    let options = match summary::Options::parse(rest) {
-        Ok(options) => options,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(1);
-        }
-    };
-    match case.as_str() {
+    let result = Options::parse(rest).and_then(|options| match case.as_str() {
         "commit" => commit::run(options),
         "flood" => flood::run(options),
-        other => {
-            eprintln!("unknown case {other}: commit or flood");
-            return ExitCode::from(1);
+        other => Err(format!("unknown case {other}: commit or flood")),
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
         }
     }
-    ExitCode::SUCCESS
 }

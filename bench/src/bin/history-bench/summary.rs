@@ -1,89 +1,9 @@
-//! What both cases share: options, medians and ranges over rounds,
-//! percentiles, the load average, and the scratch history files (with
-//! their lock and compaction files) removed after each run.
+//! What both cases share besides `netcode_bench::cli`'s options and
+//! medians: percentiles, the load average, and the scratch history files
+//! (with their lock and compaction files) removed after each run.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// `--name value` options, each at most once.
-pub(crate) struct Options(HashMap<String, String>);
-
-impl Options {
-    /// Reads `args` (after the case's name); `Err` names what is wrong.
-    pub(crate) fn parse(args: &[String]) -> Result<Self, String> {
-        let mut map = HashMap::new();
-        let mut rest = args.iter();
-        while let Some(name) = rest.next() {
-            let Some(key) = name.strip_prefix("--") else {
-                return Err(format!("expected an --option, found {name}"));
-            };
-            let Some(value) = rest.next() else {
-                return Err(format!("{name} needs a value"));
-            };
-            if map.insert(key.to_string(), value.clone()).is_some() {
-                return Err(format!("{name} given twice"));
-            }
-        }
-        Ok(Self(map))
-    }
-
-    /// The option `name` parsed, or `default` when absent.
-    pub(crate) fn get<T: std::str::FromStr>(&mut self, name: &str, default: T) -> T {
-        match self.0.remove(name) {
-            None => default,
-            Some(text) => text.parse().unwrap_or_else(|_| {
-                eprintln!("--{name}: cannot read {text:?}");
-                std::process::exit(1)
-            }),
-        }
-    }
-
-    /// Exits naming any option no case asked for.
-    pub(crate) fn finish(self) {
-        if let Some(name) = self.0.keys().next() {
-            eprintln!("unknown option --{name}");
-            std::process::exit(1);
-        }
-    }
-}
-
-/// The median and range of one figure over the rounds.
-pub(crate) struct Spread {
-    pub(crate) median: f64,
-    pub(crate) min: f64,
-    pub(crate) max: f64,
-}
-
-impl Spread {
-    /// Of `values` (at least one).
-    pub(crate) fn of(values: &[f64]) -> Self {
-        let mut sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
-        Self {
-            median,
-            min: sorted[0],
-            max: sorted[n - 1],
-        }
-    }
-
-    /// `median (min–max)` with `decimals` decimals.
-    pub(crate) fn show(&self, decimals: usize) -> String {
-        format!(
-            "{:.d$} ({:.d$}–{:.d$})",
-            self.median,
-            self.min,
-            self.max,
-            d = decimals
-        )
-    }
-}
 
 /// The `q` quantile (0 to 1, nearest rank) of `durations`, in
 /// milliseconds; 0 for none.
