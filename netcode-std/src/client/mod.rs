@@ -82,7 +82,8 @@ const SEND_BATCH: usize = 16;
 ///
 /// The type parameter is the socket type: [`std::net::UdpSocket`] unless a
 /// transport such as `netcode-mio` builds the client with
-/// [`bind_with`](Self::bind_with) (see [`transport`](crate::transport)).
+/// [`bind_with`](Self::bind_with), or on sockets of its own with
+/// [`with_sockets`](Self::with_sockets) (see [`transport`](crate::transport)).
 #[derive(Debug)]
 pub struct Client<S: Socket = UdpSocket> {
     core: Core,
@@ -162,13 +163,37 @@ impl<S: Socket> Client<S> {
             packet_tagging: config.packet_tagging,
         };
         let sockets = Sockets::bind(first, second, &options, adopt)?;
-        Ok(Self {
+        Ok(Self::assemble(sockets))
+    }
+
+    /// A disconnected client whose sockets `make` returns, one for
+    /// `address` (and, for two families, one for `address2`, of the other
+    /// family), called with each address's family and the address itself,
+    /// and nothing bound: for transports whose sockets are not the
+    /// system's (a relay, a platform's peer-to-peer sockets, the C
+    /// library's send and receive callbacks). Each socket's local address,
+    /// and so [`local_addr`](Self::local_addr) and [`port`](Self::port), is
+    /// the address it was made for. An error from `make` is
+    /// [`CreateError::CreateSocket`].
+    pub fn with_sockets<A: ToAddress, B: ToAddress>(
+        address: A,
+        address2: Option<B>,
+        make: impl FnMut(Family, SocketAddr) -> std::io::Result<S>,
+    ) -> Result<Self, CreateError> {
+        let (first, second) = socket::parse_addresses(address, address2)?;
+        let sockets = Sockets::adopt(first, second, make)?;
+        Ok(Self::assemble(sockets))
+    }
+
+    /// A disconnected client on `sockets`.
+    fn assemble(sockets: Sockets<S>) -> Self {
+        Self {
             core: Core::new(),
             io: ClientIo::new(Link::new(sockets, Outbox::new(SEND_BATCH))),
             inbox: Inbox::new(RECEIVE_BATCH),
             clock: Clock::new(),
             batching: false,
-        })
+        }
     }
 
     /// Starts connecting with a connect token (2048 bytes) from the web

@@ -109,6 +109,14 @@ pub struct ServerConfig {
     ///   restart rule. A write that fails refuses the token (the client's
     ///   next request asks again), logged at most once a second.
     pub token_history_file: Option<std::path::PathBuf>,
+    /// Whether a public address may be the unspecified address (`0.0.0.0`
+    /// or `::`, at a port), as the C library allows: the address is then
+    /// used as given, and connect tokens must list it exactly (as their
+    /// internal server address) for their clients to be admitted. Off by
+    /// default: such a server is refused with
+    /// [`CreateError::UnspecifiedPublicAddress`](crate::CreateError::UnspecifiedPublicAddress),
+    /// since no client can be sent to that address.
+    pub allow_unspecified_public_address: bool,
 }
 
 /// Which local address a server's sockets bind.
@@ -137,6 +145,7 @@ impl ServerConfig {
             packet_tagging: PacketTagging::Off,
             bind_mode: BindMode::Unspecified,
             token_history_file: None,
+            allow_unspecified_public_address: false,
         }
     }
 }

@@ -1,7 +1,7 @@
-//! A netcode server on UDP sockets, with the C library's API: creation,
-//! start and stop, and the clock that drives it (this file); what the
-//! application does with its clients ([`slots`]); the core's output
-//! ([`io`]).
+//! A netcode server on UDP sockets, with the C library's API: start and
+//! stop, and the clock that drives it (this file); creation ([`create`]);
+//! what the application does with its clients ([`slots`]); the core's
+//! output ([`io`]).
 //!
 //! Every protocol decision is made by the sans-IO
 //! [`netcode_proto::server::Server`] inside; this type moves datagrams
@@ -10,6 +10,7 @@
 //! disconnect events.
 
 mod config;
+mod create;
 mod history;
 mod io;
 mod slots;
@@ -18,25 +19,24 @@ pub use config::{BindMode, ServerConfig};
 pub use history::MAX_RESTORED_TOKENS;
 pub use io::SERVER_LOOPBACK_QUEUE_SIZE;
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
+use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use netcode_proto::Instant;
 use netcode_proto::server::{HeapStorage, Server as Core, ServerConfig as CoreConfig, ServerError};
 use netcode_proto::stats::Stats;
 
-use crate::address::ToAddress;
 use crate::batch::{Batch, Batching};
 use crate::clock::{Clock, HostTime};
-use crate::error::{CreateError, Family};
-use crate::link::{Inbox, Link, Outbox, ReadBudget};
+use crate::error::Family;
+use crate::link::{Inbox, ReadBudget};
 use crate::logging::TARGET;
 use crate::packet::PacketQueue;
-use crate::random::{OsRandom, os_random};
-use crate::socket::{self, Path, SocketOptions, Sockets};
+use crate::random::OsRandom;
+use crate::socket::{self, Path};
 use crate::stats::{TransportStats, accumulate};
 use crate::time::{unix_time, wait_past};
-use crate::transport::{BATCH_DATAGRAMS, Socket};
+use crate::transport::Socket;
 use history::HistoryFile;
 use io::ServerIo;
 
@@ -101,7 +101,8 @@ const SERVER_POOL_LIMIT: usize = MAX_RECEIVE_PER_UPDATE;
 ///
 /// The type parameter is the socket type: [`std::net::UdpSocket`] unless a
 /// transport such as `netcode-mio` builds the server with
-/// [`bind_with`](Self::bind_with) (see [`transport`](crate::transport)).
+/// [`bind_with`](Self::bind_with), or on sockets of its own with
+/// [`with_sockets`](Self::with_sockets) (see [`transport`](crate::transport)).
 #[derive(Debug)]
 pub struct Server<S: Socket = UdpSocket> {
     core: Core<HeapStorage>,
@@ -117,34 +118,6 @@ pub struct Server<S: Socket = UdpSocket> {
 }
 
 impl Server<UdpSocket> {
-    /// A stopped server on one public address, for example
-    /// `"127.0.0.1:40000"` or `"[::1]:40000"`: the address clients reach
-    /// it at, which connect tokens list. The unspecified address
-    /// (`0.0.0.0`, `::`) is no such address and is refused
-    /// ([`CreateError::UnspecifiedPublicAddress`]).
-    ///
-    /// As in the reference, the socket binds the unspecified address of the
-    /// address's family (`0.0.0.0` or `::`) at its port, and the address
-    /// itself is what connect tokens must list; [`BindMode::Exact`] in the
-    /// config binds the address itself instead. Port 0 binds an ephemeral
-    /// port, which then becomes the public address's port (see
-    /// [`public_address`](Self::public_address)).
-    pub fn new(address: impl ToAddress, config: ServerConfig) -> Result<Self, CreateError> {
-        Self::bind_with(address, None::<SocketAddr>, config, socket::keep_std)
-    }
-
-    /// A stopped dual-stack server: one IPv4 and one IPv6 public address
-    /// (in either order), one socket for each (the IPv6 one `IPV6_V6ONLY`).
-    /// Tokens may list either address; each client is answered from the
-    /// socket of its own family.
-    pub fn new_dual(
-        address: impl ToAddress,
-        address2: impl ToAddress,
-        config: ServerConfig,
-    ) -> Result<Self, CreateError> {
-        Self::bind_with(address, Some(address2), config, socket::keep_std)
-    }
-
     /// Blocks until a datagram arrives or the server next has something to
     /// do (a keep-alive or a timeout, per the core's `next_deadline`), at
     /// most `max`. Returns whether a datagram (or a socket error) is ready;
@@ -166,65 +139,6 @@ impl Server<UdpSocket> {
 }
 
 impl<S: Socket> Server<S> {
-    /// A stopped server on the public address `address` (and, for dual
-    /// stack, `address2`, of the other family), with its sockets created
-    /// and bound as [`Server::new`] and [`Server::new_dual`] do and then
-    /// handed to `adopt` to become the transport's sockets (see
-    /// [`transport`](crate::transport)). An error from `adopt` is
-    /// [`CreateError::Register`].
-    pub fn bind_with<A: ToAddress, B: ToAddress>(
-        address: A,
-        address2: Option<B>,
-        config: ServerConfig,
-        adopt: impl FnMut(Family, UdpSocket) -> std::io::Result<S>,
-    ) -> Result<Self, CreateError> {
-        let (first, second) = socket::parse_addresses(address, address2)?;
-        if let Some(address) = std::iter::once(first)
-            .chain(second)
-            .find(|a| a.ip().is_unspecified())
-        {
-            return Err(CreateError::UnspecifiedPublicAddress { address });
-        }
-        let options = SocketOptions {
-            buffer_bytes: config.socket_buffer_bytes,
-            packet_tagging: config.packet_tagging,
-        };
-        let bind = |a: SocketAddr| match config.bind_mode {
-            BindMode::Unspecified => unspecified(a),
-            BindMode::Exact => a,
-        };
-        let sockets = Sockets::bind(bind(first), second.map(bind), &options, adopt)?;
-        let bound_port = |a: SocketAddr| {
-            let port = sockets.local_addr(Family::of(&a)).map_or(0, |l| l.port());
-            SocketAddr::new(a.ip(), port)
-        };
-        let mut core_config = CoreConfig::new(
-            config.protocol_id,
-            config.private_key.clone(),
-            bound_port(first),
-        );
-        core_config.secondary_address = second.map(bound_port);
-        core_config.max_connect_token_lifetime = config.max_connect_token_lifetime;
-        let core = Core::new(core_config.clone(), HeapStorage::new(MIN_TABLE_SLOTS))
-            .map_err(|_| CreateError::AllocateServer)?;
-        let history = config
-            .token_history_file
-            .as_deref()
-            .map(HistoryFile::open)
-            .transpose()?;
-        let link = Link::new(sockets, Outbox::new(BATCH_DATAGRAMS));
-        Ok(Self {
-            core,
-            core_config,
-            io: ServerIo::new(link, history, SERVER_POOL_LIMIT),
-            inbox: Inbox::new(BATCH_DATAGRAMS),
-            clock: Clock::new(),
-            retired: Stats::new(),
-            rng: os_random(),
-            batching: false,
-        })
-    }
-
     /// Opens `max_clients` slots (1 to [`MAX_CLIENTS`]) with a fresh
     /// challenge key. A running server is stopped first: its clients get
     /// disconnect packets. On an invalid count nothing changes.
@@ -577,14 +491,4 @@ impl<S: Socket> Drop for Server<S> {
         self.batching = false;
         self.stop();
     }
-}
-
-/// The reference binds the unspecified address of the public address's
-/// family, at its port.
-fn unspecified(address: SocketAddr) -> SocketAddr {
-    let ip = match address {
-        SocketAddr::V4(_) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
-        SocketAddr::V6(_) => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
-    };
-    SocketAddr::new(ip, address.port())
 }

@@ -81,6 +81,41 @@ impl<S> Sockets<S> {
         options: &SocketOptions,
         mut adopt: impl FnMut(Family, UdpSocket) -> io::Result<S>,
     ) -> Result<Self, CreateError> {
+        Self::build(first, second, |family, address| {
+            let socket = create_socket(address, options)?;
+            let local = socket
+                .local_addr()
+                .map_err(|source| CreateError::CreateSocket { family, source })?;
+            let socket =
+                adopt(family, socket).map_err(|source| CreateError::Register { family, source })?;
+            Ok((socket, local))
+        })
+    }
+
+    /// Takes one socket for `first` and, for dual stack, one for `second`
+    /// (of the other family) from `make`, binding nothing: each socket's
+    /// local address is the address it was made for. An error from `make`
+    /// is [`CreateError::CreateSocket`].
+    pub(crate) fn adopt(
+        first: SocketAddr,
+        second: Option<SocketAddr>,
+        mut make: impl FnMut(Family, SocketAddr) -> io::Result<S>,
+    ) -> Result<Self, CreateError> {
+        Self::build(first, second, |family, address| {
+            let socket = make(family, address)
+                .map_err(|source| CreateError::CreateSocket { family, source })?;
+            Ok((socket, address))
+        })
+    }
+
+    /// The sockets `make` returns for `first` and, for dual stack,
+    /// `second`, which must be of the other family, each with its local
+    /// address.
+    fn build(
+        first: SocketAddr,
+        second: Option<SocketAddr>,
+        mut make: impl FnMut(Family, SocketAddr) -> Result<(S, SocketAddr), CreateError>,
+    ) -> Result<Self, CreateError> {
         if let Some(second) = second
             && Family::of(&second) == Family::of(&first)
         {
@@ -94,12 +129,7 @@ impl<S> Sockets<S> {
         };
         for address in std::iter::once(first).chain(second) {
             let family = Family::of(&address);
-            let socket = create_socket(address, options)?;
-            let local = socket
-                .local_addr()
-                .map_err(|source| CreateError::CreateSocket { family, source })?;
-            let socket =
-                adopt(family, socket).map_err(|source| CreateError::Register { family, source })?;
+            let (socket, local) = make(family, address)?;
             let bound = Some(Bound {
                 socket,
                 local,

@@ -17,6 +17,13 @@
 //!    (and registered with its event loop); an error there is
 //!    [`CreateError::Register`](crate::CreateError::Register).
 //!
+//! A transport whose sockets are not the system's (a relay, a platform's
+//! peer-to-peer sockets, a C program's send and receive callbacks) builds
+//! with [`Server::with_sockets`](crate::Server::with_sockets) or
+//! [`Client::with_sockets`](crate::Client::with_sockets) instead: nothing
+//! is created or bound; its `make` function returns a socket for each
+//! address, whose local address is that address.
+//!
 //! Everything after that is the same code for every transport: the
 //! protocol core, the clock, the payload queues and their buffer pool, the
 //! event queue, the batches of datagrams and the counters. The transport

@@ -1,0 +1,275 @@
+//! Memory handed to C: the config's allocator callbacks ([`Allocator`],
+//! malloc and free by default), the received payloads a client or server
+//! has handed out and not yet had back ([`Packets`]), so that a free of
+//! anything else is refused, and the values C reads through pointers into
+//! an object ([`Exposed`]).
+
+use std::collections::HashSet;
+use std::ffi::c_void;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::ptr::NonNull;
+
+use crate::abi::{AllocateFunction, FreeFunction};
+use crate::logging;
+
+/// Zeroed bytes after every payload handed out, as the reference keeps
+/// since 1.4.6, so a reader that loads 8 bytes at a time from the last
+/// bytes of a payload stays inside the allocation.
+pub(crate) const PAYLOAD_SLACK: usize = 8;
+
+unsafe extern "C" {
+    fn malloc(size: usize) -> *mut c_void;
+    fn free(pointer: *mut c_void);
+}
+
+/// The default allocate function (what `netcode_default_*_config` writes):
+/// the C library's `malloc`; the context is unused.
+pub(crate) unsafe extern "C" fn default_allocate(
+    _context: *mut c_void,
+    bytes: usize,
+) -> *mut c_void {
+    // SAFETY: malloc accepts any size and returns NULL or a fresh block.
+    unsafe { malloc(bytes) }
+}
+
+/// The default free function: the C library's `free`; the context is
+/// unused.
+pub(crate) unsafe extern "C" fn default_free(_context: *mut c_void, pointer: *mut c_void) {
+    // SAFETY: the caller frees a block from `default_allocate` (malloc), or
+    // NULL, which free ignores.
+    unsafe { free(pointer) }
+}
+
+/// A config's allocator: its context and its allocate and free callbacks,
+/// each malloc / free where the config has NULL.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Allocator {
+    context: *mut c_void,
+    allocate: AllocateFunction,
+    free: FreeFunction,
+}
+
+impl Allocator {
+    /// The allocator of a config's three fields.
+    pub(crate) fn new(
+        context: *mut c_void,
+        allocate: Option<AllocateFunction>,
+        free: Option<FreeFunction>,
+    ) -> Self {
+        Self {
+            context,
+            allocate: allocate.unwrap_or(default_allocate),
+            free: free.unwrap_or(default_free),
+        }
+    }
+
+    /// `bytes` bytes from the allocate callback, or `None` when it returns
+    /// NULL.
+    pub(crate) fn alloc(&self, bytes: usize) -> Option<NonNull<u8>> {
+        // SAFETY: the config's allocate function, which C promises behaves
+        // as malloc does (NULL or `bytes` fresh bytes), with its context.
+        let pointer = unsafe { (self.allocate)(self.context, bytes) };
+        NonNull::new(pointer.cast::<u8>())
+    }
+
+    /// Gives back what [`alloc`](Self::alloc) returned.
+    ///
+    /// # Safety
+    ///
+    /// `pointer` came from `alloc` of this allocator and is not used, nor
+    /// freed, again.
+    pub(crate) unsafe fn free(&self, pointer: NonNull<u8>) {
+        // SAFETY: the config's free function, given a block from its
+        // allocate function once (the caller's promise).
+        unsafe { (self.free)(self.context, pointer.as_ptr().cast::<c_void>()) }
+    }
+
+    /// Gives back the memory of a value placed in memory from
+    /// [`alloc`](Self::alloc) (`Object::place`) without dropping the value
+    /// (the caller has moved it out or dropped it).
+    ///
+    /// # Safety
+    ///
+    /// `pointer` came from `alloc` of this allocator and is not used, nor
+    /// freed, again.
+    pub(crate) unsafe fn unplace<T>(&self, pointer: NonNull<T>) {
+        // SAFETY: a block from `alloc` (the caller's promise).
+        unsafe { self.free(pointer.cast()) }
+    }
+}
+
+/// Hashes a pointer by multiplying it: addresses of live blocks are
+/// distinct, and this is all the mixing a set of them needs.
+#[derive(Debug, Default)]
+struct PointerHasher(u64);
+
+impl Hasher for PointerHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
+    }
+}
+
+/// The payloads a client or server has handed to C and not yet had back.
+#[derive(Debug, Default)]
+pub(crate) struct Packets {
+    /// The pointers themselves (not their addresses), so that each is freed
+    /// through the pointer the allocator returned, provenance and all.
+    outstanding: HashSet<NonNull<u8>, BuildHasherDefault<PointerHasher>>,
+}
+
+impl Packets {
+    /// A copy of `data`, followed by [`PAYLOAD_SLACK`] zero bytes, in
+    /// memory from `allocator`, recorded as outstanding; NULL (logged) when
+    /// the allocator fails.
+    pub(crate) fn hand_out(&mut self, allocator: &Allocator, data: &[u8]) -> *mut u8 {
+        let Some(pointer) = allocator.alloc(data.len() + PAYLOAD_SLACK) else {
+            logging::error(format_args!(
+                "receive_packet: the allocate function returned NULL; payload dropped"
+            ));
+            return std::ptr::null_mut();
+        };
+        // SAFETY: `pointer` holds `data.len() + PAYLOAD_SLACK` fresh bytes,
+        // which cannot overlap `data` (a live Rust slice).
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), pointer.as_ptr(), data.len());
+            pointer.add(data.len()).write_bytes(0, PAYLOAD_SLACK);
+        }
+        self.outstanding.insert(pointer);
+        pointer.as_ptr()
+    }
+
+    /// Frees `packet` if it is outstanding here, and returns true; returns
+    /// false (the caller logs) for anything else: NULL, freed already, or
+    /// handed out by another object.
+    pub(crate) fn take_back(&mut self, allocator: &Allocator, packet: *mut c_void) -> bool {
+        let Some(packet) = NonNull::new(packet.cast::<u8>()) else {
+            return false;
+        };
+        // The pointer the allocator returned (equal to `packet`).
+        let Some(pointer) = self.outstanding.take(&packet) else {
+            return false;
+        };
+        // SAFETY: it was outstanding: handed out by `hand_out` with this
+        // object's allocator, and not freed since (taken out of the set now,
+        // so never freed again).
+        unsafe { allocator.free(pointer) };
+        true
+    }
+
+    /// Frees every outstanding payload (what C never freed); returns how
+    /// many there were.
+    pub(crate) fn free_all(&mut self, allocator: &Allocator) -> usize {
+        let count = self.outstanding.len();
+        for pointer in self.outstanding.drain() {
+            // SAFETY: outstanding: from `hand_out` with this allocator, never
+            // freed, and drained from the set.
+            unsafe { allocator.free(pointer) };
+        }
+        count
+    }
+
+    /// How many payloads are outstanding.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.outstanding.len()
+    }
+}
+
+/// Values C reads through pointers an object handed it (a server's slot
+/// addresses and user data, a client's server address), in an allocation
+/// of their own rather than in the object's state: a call holds the state
+/// as `&mut` while it runs, and C may read what it was given from inside
+/// that call (from a send or receive override), which must not alias that
+/// borrow. They are written through the raw pointer only, between
+/// callbacks; no Rust reference to them is ever made.
+pub(crate) struct Exposed<T> {
+    /// A leaked `Box<[T]>`, taken back and freed by `drop`.
+    values: NonNull<[T]>,
+}
+
+impl<T: Copy> Exposed<T> {
+    /// `len` values, each `value`.
+    pub(crate) fn new(value: T, len: usize) -> Self {
+        let values: &mut [T] = Box::leak(vec![value; len].into_boxed_slice());
+        Self {
+            values: NonNull::from(values),
+        }
+    }
+
+    /// Where C reads value `index`; `None` past the end.
+    pub(crate) fn at(&self, index: usize) -> Option<*mut T> {
+        (index < self.values.len()).then(|| self.values.as_ptr().cast::<T>().wrapping_add(index))
+    }
+
+    /// Sets value `index` (nothing past the end).
+    pub(crate) fn set(&mut self, index: usize, value: T) {
+        if let Some(pointer) = self.at(index) {
+            // SAFETY: in bounds of our allocation (checked by `at`), which
+            // lives until `drop`; written through the raw pointer, so no
+            // reference aliases C's pointers, and C does not read it
+            // meanwhile (no callback runs during a write; one thread).
+            unsafe { pointer.write(value) };
+        }
+    }
+}
+
+impl<T> Drop for Exposed<T> {
+    fn drop(&mut self) {
+        // SAFETY: the `Box` leaked in `new`, taken back once, here; C's
+        // pointers into it are valid until the object is destroyed (this
+        // drop), as documented for each function that hands one out.
+        drop(unsafe { Box::from_raw(self.values.as_ptr()) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packets_come_back_once() {
+        let allocator = Allocator::new(std::ptr::null_mut(), None, None);
+        let mut packets = Packets::default();
+        let mut other = Packets::default();
+        let a = packets.hand_out(&allocator, b"hello");
+        assert!(!a.is_null());
+        // SAFETY: 5 bytes and the slack were handed out.
+        let copy = unsafe { std::slice::from_raw_parts(a, 5 + PAYLOAD_SLACK) };
+        assert_eq!(&copy[..5], b"hello");
+        assert!(copy[5..].iter().all(|&b| b == 0));
+        assert!(!other.take_back(&allocator, a.cast()), "another object's");
+        assert!(packets.take_back(&allocator, a.cast()));
+        assert!(!packets.take_back(&allocator, a.cast()), "freed twice");
+        assert!(!packets.take_back(&allocator, std::ptr::null_mut()));
+        let _ = packets.hand_out(&allocator, b"");
+        let _ = packets.hand_out(&allocator, &[7; 1200]);
+        assert_eq!(packets.len(), 2);
+        assert_eq!(packets.free_all(&allocator), 2);
+        assert_eq!(packets.len(), 0);
+    }
+
+    #[test]
+    fn exposed_values_are_written_in_bounds_only() {
+        let mut values = Exposed::new(1u32, 3);
+        values.set(1, 7);
+        values.set(3, 9);
+        assert!(values.at(3).is_none());
+        let read: Vec<u32> = (0..3)
+            // SAFETY: in bounds, and nothing writes meanwhile.
+            .map(|i| unsafe { values.at(i).unwrap().read() })
+            .collect();
+        assert_eq!(read, [1, 7, 1]);
+    }
+}
