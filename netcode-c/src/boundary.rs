@@ -11,6 +11,8 @@
 use std::ffi::{c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use netcode_std::proto::constants::MAX_PAYLOAD_BYTES;
+
 use crate::logging;
 
 /// Runs `body`, the whole of an exported function; a panic in it is
@@ -48,6 +50,32 @@ pub(crate) unsafe fn bytes<'a>(
     // SAFETY: `data` is not NULL, and the caller promises `len` readable
     // bytes there, unchanged while the slice lives; u8 has alignment 1.
     Some(unsafe { std::slice::from_raw_parts(data, len) })
+}
+
+/// `bytes` bytes at `data` if they are a payload's size (1 to
+/// `MAX_PAYLOAD_BYTES`, 1200); otherwise logs why (naming `function`) and
+/// returns `None`.
+///
+/// # Safety
+///
+/// As for [`bytes`]: when `data` is not NULL and `bytes` is in range,
+/// `data` must point to `bytes` readable bytes that nothing writes while
+/// the slice lives.
+pub(crate) unsafe fn payload<'a>(
+    data: *const u8,
+    bytes: c_int,
+    function: &str,
+) -> Option<&'a [u8]> {
+    // SAFETY: `bytes` refuses NULL and lengths outside 0..=1200; otherwise
+    // `data` holds `bytes` readable bytes (this function's contract).
+    let data = unsafe { self::bytes(data, bytes, MAX_PAYLOAD_BYTES, function) }?;
+    if data.is_empty() {
+        logging::error(format_args!(
+            "{function}: 0 bytes is not a payload (1 to {MAX_PAYLOAD_BYTES})"
+        ));
+        return None;
+    }
+    Some(data)
 }
 
 /// [`bytes`], writable: `len` bytes at `data` that the caller lets us

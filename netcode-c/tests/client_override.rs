@@ -5,53 +5,18 @@
 
 mod common;
 
-use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::ffi::{c_int, c_void};
-use std::io;
 use std::net::SocketAddr;
-use std::rc::Rc;
 use std::time::Instant;
 
 use common::*;
 use netcode::*;
-use netcode_std::transport::Socket;
 
-/// Datagrams waiting for each address, with their sender.
-type Queues = Rc<RefCell<HashMap<SocketAddr, VecDeque<(Vec<u8>, SocketAddr)>>>>;
-
-/// The server's socket on the queue.
-#[derive(Debug)]
-struct Queued {
-    queues: Queues,
-    local: SocketAddr,
-}
-
-impl Socket for Queued {
-    fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
-        let mut queues = self.queues.borrow_mut();
-        queues
-            .entry(to)
-            .or_default()
-            .push_back((datagram.to_vec(), self.local));
-        Ok(datagram.len())
-    }
-
-    fn recv_from(&self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        let mut queues = self.queues.borrow_mut();
-        let Some((datagram, from)) = queues.get_mut(&self.local).and_then(VecDeque::pop_front)
-        else {
-            return Err(io::ErrorKind::WouldBlock.into());
-        };
-        buffer[..datagram.len()].copy_from_slice(&datagram);
-        Ok((datagram.len(), from))
-    }
-}
-
-/// What the client's callbacks reach through their context: the queue,
+/// What the client's callbacks reach through their context: the network,
 /// the address the client is known by, and counts.
-struct Network {
-    queues: Queues,
+struct Endpoint {
+    network: Network,
     me: SocketAddr,
     sent: usize,
     received: usize,
@@ -63,7 +28,7 @@ struct Network {
 ///
 /// # Safety
 ///
-/// `context` is the test's `Network`; `to` an address; `data` `bytes`
+/// `context` is the test's `Endpoint`; `to` an address; `data` `bytes`
 /// readable bytes.
 unsafe extern "C" fn send_override(
     context: *mut c_void,
@@ -72,9 +37,9 @@ unsafe extern "C" fn send_override(
     bytes: c_int,
 ) {
     // SAFETY: the test's setup and the library's promise on the arguments.
-    let (network, to, data) = unsafe {
+    let (endpoint, to, data) = unsafe {
         (
-            &mut *context.cast::<Network>(),
+            &mut *context.cast::<Endpoint>(),
             *to,
             std::slice::from_raw_parts(data, bytes as usize),
         )
@@ -84,15 +49,15 @@ unsafe extern "C" fn send_override(
         (NETCODE_ADDRESS_IPV4, port) => SocketAddr::from((unsafe { to.data.ipv4 }, port)),
         _ => panic!("the test's server is IPv4"),
     };
-    network.sent += 1;
-    if !network.client.is_null() {
+    endpoint.sent += 1;
+    if !endpoint.client.is_null() {
         // A call back into the client from inside it: refused, logged.
         // SAFETY: the live client.
-        unsafe { netcode_client_update(network.client, 0.0) };
+        unsafe { netcode_client_update(endpoint.client, 0.0) };
     }
-    let me = network.me;
-    network
-        .queues
+    let me = endpoint.me;
+    endpoint
+        .network
         .borrow_mut()
         .entry(to)
         .or_default()
@@ -103,7 +68,7 @@ unsafe extern "C" fn send_override(
 ///
 /// # Safety
 ///
-/// `context` is the test's `Network`; `from` writable; `buffer` `max`
+/// `context` is the test's `Endpoint`; `from` writable; `buffer` `max`
 /// writable bytes.
 unsafe extern "C" fn receive_override(
     context: *mut c_void,
@@ -112,11 +77,11 @@ unsafe extern "C" fn receive_override(
     max: c_int,
 ) -> c_int {
     // SAFETY: the test's setup.
-    let network = unsafe { &mut *context.cast::<Network>() };
-    let Some((datagram, sender)) = network
-        .queues
+    let endpoint = unsafe { &mut *context.cast::<Endpoint>() };
+    let Some((datagram, sender)) = endpoint
+        .network
         .borrow_mut()
-        .get_mut(&network.me)
+        .get_mut(&endpoint.me)
         .and_then(VecDeque::pop_front)
     else {
         return 0;
@@ -134,17 +99,17 @@ unsafe extern "C" fn receive_override(
         from.write(address);
         std::ptr::copy_nonoverlapping(datagram.as_ptr(), buffer, datagram.len());
     }
-    network.received += 1;
+    endpoint.received += 1;
     datagram.len() as c_int
 }
 
 #[test]
 fn an_override_client_connects_through_the_callbacks_with_no_socket() {
-    let queues = Queues::default();
+    let network = Network::default();
     let server_address: SocketAddr = "10.77.0.1:40000".parse().unwrap();
     let make = |_, local| {
-        Ok(Queued {
-            queues: queues.clone(),
+        Ok(NetworkSocket {
+            network: network.clone(),
             local,
         })
     };
@@ -153,14 +118,14 @@ fn an_override_client_connects_through_the_callbacks_with_no_socket() {
     server.start(2).unwrap();
     let mut token = token(3, &[server_address]);
 
-    let mut network = Network {
-        queues: queues.clone(),
+    let mut endpoint = Endpoint {
+        network: network.clone(),
         me: "10.77.0.2:50000".parse().unwrap(),
         sent: 0,
         received: 0,
         client: std::ptr::null_mut(),
     };
-    let net: *mut Network = &raw mut network;
+    let net: *mut Endpoint = &raw mut endpoint;
     let config = netcode_client_config_t {
         override_send_and_receive: 1,
         send_packet_override: Some(send_override),
@@ -170,8 +135,8 @@ fn an_override_client_connects_through_the_callbacks_with_no_socket() {
     };
     let epoch = Instant::now();
     netcode::test_log::start();
-    // SAFETY: the network outlives the client; every pointer passed is
-    // valid for its call. The callbacks reach `network` only during calls
+    // SAFETY: the endpoint outlives the client; every pointer passed is
+    // valid for its call. The callbacks reach `endpoint` only during calls
     // into the client, while the test does not touch it.
     unsafe {
         let client = netcode_client_create(c"10.77.0.2:50000".as_ptr(), &config, 0.0);
@@ -215,7 +180,7 @@ fn an_override_client_connects_through_the_callbacks_with_no_socket() {
             "destroy sent the disconnect packets through the callback"
         );
     }
-    assert!(network.received > 0);
+    assert!(endpoint.received > 0);
     let lines = netcode::test_log::take();
     assert!(logged(&lines, "called from inside a callback"), "{lines:?}");
     server.update(seconds(epoch));

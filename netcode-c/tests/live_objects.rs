@@ -137,38 +137,40 @@ unsafe extern "C" fn guarded_free(context: *mut c_void, pointer: *mut c_void) {
     }
 }
 
+impl Guarded {
+    /// Whether every block allocated was freed.
+    fn balanced(&self) -> bool {
+        self.allocations.get() == self.frees.get()
+    }
+}
+
+/// An override-mode config of type `$config` (a client's or a server's:
+/// these fields have the same names in both) with the allocator of
+/// `$guarded` (an `Option<&Guarded>`), or malloc.
+macro_rules! override_config {
+    ($config:ty, $guarded:expr) => {{
+        let mut config = <$config>::default();
+        config.override_send_and_receive = 1;
+        config.send_packet_override = Some(send_nowhere);
+        config.receive_packet_override = Some(receive_nothing);
+        config.send_loopback_packet_callback = Some(drop_loopback);
+        if let Some(guarded) = $guarded {
+            config.allocator_context = std::ptr::from_ref(guarded).cast_mut().cast();
+            config.allocate_function = Some(guarded_allocate);
+            config.free_function = Some(guarded_free);
+        }
+        config
+    }};
+}
+
 /// An override-mode client config with `guarded`'s allocator (or malloc).
 fn client_config(guarded: Option<&Guarded>) -> netcode_client_config_t {
-    let mut config = netcode_client_config_t {
-        override_send_and_receive: 1,
-        send_packet_override: Some(send_nowhere),
-        receive_packet_override: Some(receive_nothing),
-        send_loopback_packet_callback: Some(drop_loopback),
-        ..Default::default()
-    };
-    if let Some(guarded) = guarded {
-        config.allocator_context = std::ptr::from_ref(guarded).cast_mut().cast();
-        config.allocate_function = Some(guarded_allocate);
-        config.free_function = Some(guarded_free);
-    }
-    config
+    override_config!(netcode_client_config_t, guarded)
 }
 
 /// An override-mode server config with `guarded`'s allocator (or malloc).
 fn server_config(guarded: Option<&Guarded>) -> netcode_server_config_t {
-    let mut config = netcode_server_config_t {
-        override_send_and_receive: 1,
-        send_packet_override: Some(send_nowhere),
-        receive_packet_override: Some(receive_nothing),
-        send_loopback_packet_callback: Some(drop_loopback),
-        ..Default::default()
-    };
-    if let Some(guarded) = guarded {
-        config.allocator_context = std::ptr::from_ref(guarded).cast_mut().cast();
-        config.allocate_function = Some(guarded_allocate);
-        config.free_function = Some(guarded_free);
-    }
-    config
+    override_config!(netcode_server_config_t, guarded)
 }
 
 fn new_client(config: &netcode_client_config_t) -> *mut netcode_client_t {
@@ -184,6 +186,16 @@ fn new_server(config: &netcode_server_config_t) -> *mut netcode_server_t {
     let server = unsafe { netcode_server_create(c"10.77.0.1:40000".as_ptr(), config, 0.0) };
     assert!(!server.is_null());
     server
+}
+
+/// Runs `calls`, which returns how many calls it made, with the log
+/// captured: each call must have logged one line, holding `refusal`.
+fn assert_one_refusal_each(refusal: &str, calls: impl FnOnce() -> usize) {
+    netcode::test_log::start();
+    let calls = calls();
+    let lines = netcode::test_log::take();
+    assert_eq!(count(&lines, &[refusal]), calls, "{lines:?}");
+    assert_eq!(lines.len(), calls, "one line per call: {lines:?}");
 }
 
 /// How many captured lines hold every one of `words`.
@@ -284,24 +296,16 @@ fn a_destroyed_client_is_never_read_again() {
         netcode_client_connect_loopback(client, 0, 1);
         netcode_client_destroy(client);
     }
-    assert_eq!(guarded.allocations.get(), guarded.frees.get());
-    netcode::test_log::start();
+    assert!(guarded.balanced());
     // SAFETY: destroyed: every function looks the pointer up first, and its
     // memory is unreadable (Linux), so a read would crash.
-    let calls = unsafe {
+    assert_one_refusal_each("is not a live object: not a live client", || unsafe {
         netcode_client_destroy(client);
         let calls = every_client_call(client);
         netcode_client_destroy(client);
         calls + 2
-    };
-    let lines = netcode::test_log::take();
-    assert_eq!(
-        count(&lines, &["is not a live object: not a live client"]),
-        calls,
-        "{lines:?}"
-    );
-    assert_eq!(lines.len(), calls, "one line per call: {lines:?}");
-    assert_eq!(guarded.allocations.get(), guarded.frees.get());
+    });
+    assert!(guarded.balanced());
 }
 
 #[test]
@@ -315,23 +319,15 @@ fn a_destroyed_server_is_never_read_again() {
         netcode_server_connect_loopback_client(server, 0, 9, std::ptr::null());
         netcode_server_destroy(server);
     }
-    assert_eq!(guarded.allocations.get(), guarded.frees.get());
-    netcode::test_log::start();
+    assert!(guarded.balanced());
     // SAFETY: destroyed, as for the client above.
-    let calls = unsafe {
+    assert_one_refusal_each("is not a live object: not a live server", || unsafe {
         netcode_server_destroy(server);
         let calls = every_server_call(server);
         netcode_server_destroy(server);
         calls + 2
-    };
-    let lines = netcode::test_log::take();
-    assert_eq!(
-        count(&lines, &["is not a live object: not a live server"]),
-        calls,
-        "{lines:?}"
-    );
-    assert_eq!(lines.len(), calls, "one line per call: {lines:?}");
-    assert_eq!(guarded.allocations.get(), guarded.frees.get());
+    });
+    assert!(guarded.balanced());
 }
 
 #[test]

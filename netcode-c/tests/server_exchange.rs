@@ -34,6 +34,53 @@ fn run(
     });
 }
 
+/// A netcode-std client on 127.0.0.1 that connects to `server` with
+/// `token`; runs both until it is connected.
+fn connected(what: &str, epoch: Instant, server: *mut netcode_server_t, token: &[u8]) -> Client {
+    let mut client = Client::new("127.0.0.1:0").unwrap();
+    client.connect(token).unwrap();
+    run(what, epoch, server, &mut client, |c| {
+        c.state() == ClientState::Connected
+    });
+    client
+}
+
+/// Runs `server` until its slot `slot` is vacated.
+fn run_until_vacated(what: &str, epoch: Instant, server: *mut netcode_server_t, slot: c_int) {
+    run_until(what, epoch, |now| {
+        // SAFETY: a live server.
+        unsafe {
+            netcode_server_update(server, now);
+            netcode_server_client_connected(server, slot) == 0
+        }
+    });
+}
+
+/// Asserts what a disconnect callback of a stop or a destroy (`what`)
+/// saw: the server still running with its `max_clients` slots, and the
+/// slot whole: client `client_id`, the reason SERVER_DISCONNECT, an IPv4
+/// address.
+fn assert_whole_inside(what: &str, seen: Seen, max_clients: c_int, client_id: u64) {
+    assert_eq!(
+        (
+            seen.running,
+            seen.max_clients,
+            seen.slot_connected,
+            seen.client_id,
+            seen.reason
+        ),
+        (
+            1,
+            max_clients,
+            1,
+            client_id,
+            NETCODE_SERVER_CLIENT_DISCONNECT_REASON_SERVER_DISCONNECT
+        ),
+        "inside {what}'s disconnect callback the server still runs and the slot is whole"
+    );
+    assert_eq!(seen.address_type, NETCODE_ADDRESS_IPV4);
+}
+
 #[test]
 fn a_c_server_and_a_netcode_std_client_exchange_checked_payloads() {
     let world = World::new();
@@ -55,11 +102,7 @@ fn a_c_server_and_a_netcode_std_client_exchange_checked_payloads() {
     let address = SocketAddr::from(([127, 0, 0, 1], port));
 
     let epoch = Instant::now();
-    let mut client = Client::new("127.0.0.1:0").unwrap();
-    client.connect(&token(7, &[address])).unwrap();
-    run("the client connected", epoch, server, &mut client, |c| {
-        c.state() == ClientState::Connected
-    });
+    let mut client = connected("the client connected", epoch, server, &token(7, &[address]));
     assert_eq!(world.events(), [(0, 1)]);
     let seen = world.seen.borrow()[0];
     assert_eq!(
@@ -198,47 +241,21 @@ fn a_c_server_and_a_netcode_std_client_exchange_checked_payloads() {
 
     // A new client in the slot, then the server is destroyed under it: the
     // disconnect callback fires from destroy, the client is told.
-    let mut second = Client::new("127.0.0.1:0").unwrap();
-    second.connect(&token(8, &[address])).unwrap();
-    run(
+    let mut second = connected(
         "the second client connected",
         epoch,
         server,
-        &mut second,
-        |c| c.state() == ClientState::Connected,
+        &token(8, &[address]),
     );
     assert_eq!(world.events()[2..], [(0, 1)]);
     // SAFETY: live; not used after this (the callbacks query it while
     // destroy runs them).
     unsafe { netcode_server_destroy(server) };
     assert_eq!(world.events()[3..], [(0, 0)]);
-    let seen = world.seen.borrow()[3];
-    assert_eq!(
-        (
-            seen.running,
-            seen.max_clients,
-            seen.slot_connected,
-            seen.client_id,
-            seen.reason
-        ),
-        (
-            1,
-            4,
-            1,
-            8,
-            NETCODE_SERVER_CLIENT_DISCONNECT_REASON_SERVER_DISCONNECT
-        ),
-        "inside destroy's disconnect callback the server still runs and the slot is whole"
-    );
-    assert_eq!(seen.address_type, NETCODE_ADDRESS_IPV4);
+    assert_whole_inside("destroy", world.seen.borrow()[3], 4, 8);
     world.server.set(std::ptr::null_mut());
     let _ = kept;
-    assert!(
-        world.balanced(),
-        "allocations {} frees {}",
-        world.allocations.get(),
-        world.frees.get()
-    );
+    world.assert_balanced();
     run_until("the second client was told", epoch, |now| {
         second.update(now);
         second.state() == ClientState::Disconnected
@@ -260,19 +277,9 @@ fn silent_and_leaving_clients_are_reported_with_their_reasons() {
     let epoch = Instant::now();
 
     // A client that leaves: CLIENT_DISCONNECT.
-    let mut client = Client::new("127.0.0.1:0").unwrap();
-    client.connect(&token(1, &[address])).unwrap();
-    run("connected", epoch, server, &mut client, |c| {
-        c.state() == ClientState::Connected
-    });
+    let mut client = connected("connected", epoch, server, &token(1, &[address]));
     client.disconnect();
-    run_until("the server saw the client leave", epoch, |now| {
-        // SAFETY: live.
-        unsafe {
-            netcode_server_update(server, now);
-            netcode_server_client_connected(server, 0) == 0
-        }
-    });
+    run_until_vacated("the server saw the client leave", epoch, server, 0);
     let seen = *world.seen.borrow().last().unwrap();
     assert_eq!(
         (seen.index, seen.connected, seen.client_id, seen.reason),
@@ -285,23 +292,14 @@ fn silent_and_leaving_clients_are_reported_with_their_reasons() {
     );
 
     // A client that goes silent (1 s timeout): TIMED_OUT.
-    let mut silent = Client::new("127.0.0.1:0").unwrap();
-    silent.connect(&token_timing_out(2, &[address], 1)).unwrap();
-    run(
+    let _silent = connected(
         "the second client connected",
         epoch,
         server,
-        &mut silent,
-        |c| c.state() == ClientState::Connected,
+        &token_timing_out(2, &[address], 1),
     );
     let slot: c_int = world.events().last().unwrap().0;
-    run_until("the silent client timed out", epoch, |now| {
-        // SAFETY: live.
-        unsafe {
-            netcode_server_update(server, now);
-            netcode_server_client_connected(server, slot) == 0
-        }
-    });
+    run_until_vacated("the silent client timed out", epoch, server, slot);
     // SAFETY: live.
     let reason = unsafe { netcode_server_client_disconnect_reason(server, slot) };
     assert_eq!(reason, NETCODE_SERVER_CLIENT_DISCONNECT_REASON_TIMED_OUT);
@@ -309,39 +307,18 @@ fn silent_and_leaving_clients_are_reported_with_their_reasons() {
     assert_eq!((seen.client_id, seen.reason), (2, reason));
 
     // Stop reports the remaining client; start resets the reasons.
-    let mut third = Client::new("127.0.0.1:0").unwrap();
-    third.connect(&token(3, &[address])).unwrap();
-    run(
+    let _third = connected(
         "the third client connected",
         epoch,
         server,
-        &mut third,
-        |c| c.state() == ClientState::Connected,
+        &token(3, &[address]),
     );
     let before = world.events().len();
     // SAFETY: live.
     unsafe { netcode_server_stop(server) };
     assert_eq!(world.events()[before..].len(), 1);
     assert_eq!(world.events()[before].1, 0);
-    let seen = *world.seen.borrow().last().unwrap();
-    assert_eq!(
-        (
-            seen.running,
-            seen.max_clients,
-            seen.slot_connected,
-            seen.client_id,
-            seen.reason
-        ),
-        (
-            1,
-            2,
-            1,
-            3,
-            NETCODE_SERVER_CLIENT_DISCONNECT_REASON_SERVER_DISCONNECT
-        ),
-        "inside stop's disconnect callback the server still runs and the slot is whole"
-    );
-    assert_eq!(seen.address_type, NETCODE_ADDRESS_IPV4);
+    assert_whole_inside("stop", *world.seen.borrow().last().unwrap(), 2, 3);
     // SAFETY: live.
     unsafe {
         assert_eq!(netcode_server_running(server), 0);
@@ -357,14 +334,11 @@ fn silent_and_leaving_clients_are_reported_with_their_reasons() {
     }
 
     // A start while running stops first, with the callbacks.
-    let mut fourth = Client::new("127.0.0.1:0").unwrap();
-    fourth.connect(&token(4, &[address])).unwrap();
-    run(
+    let _fourth = connected(
         "the fourth client connected",
         epoch,
         server,
-        &mut fourth,
-        |c| c.state() == ClientState::Connected,
+        &token(4, &[address]),
     );
     // SAFETY: live; destroyed once.
     unsafe {
@@ -385,7 +359,7 @@ fn silent_and_leaving_clients_are_reported_with_their_reasons() {
         world.server.set(std::ptr::null_mut());
         netcode_server_destroy(server);
     }
-    assert!(world.balanced());
+    world.assert_balanced();
 }
 
 #[test]
@@ -407,11 +381,7 @@ fn an_unspecified_public_address_is_accepted_as_in_the_reference() {
         .internal_server_addresses([listed])
         .generate()
         .unwrap();
-    let mut client = Client::new("127.0.0.1:0").unwrap();
-    client.connect(&admitted).unwrap();
-    run("the client connected", epoch, server, &mut client, |c| {
-        c.state() == ClientState::Connected
-    });
+    let _client = connected("the client connected", epoch, server, &admitted);
     // A token listing only the address it is reached at is refused, as
     // the reference refuses it: the server's address is not in it.
     let mut refused = Client::new("127.0.0.1:0").unwrap();
@@ -429,7 +399,7 @@ fn an_unspecified_public_address_is_accepted_as_in_the_reference() {
         assert_eq!(netcode_server_num_connected_clients(server), 1);
         netcode_server_destroy(server);
     }
-    assert!(world.balanced());
+    world.assert_balanced();
 }
 
 #[test]
@@ -480,6 +450,6 @@ fn a_dual_stack_server_takes_clients_of_both_families() {
         netcode_server_destroy(server);
     }
     assert_eq!(world.events().iter().filter(|e| e.1 == 0).count(), 2);
-    assert!(world.balanced());
+    world.assert_balanced();
     let _ = seconds(epoch);
 }

@@ -26,9 +26,13 @@ fn started(world: &World, slots: c_int) -> *mut netcode_server_t {
     server
 }
 
-/// Whether the captured log holds a line with every one of `words`.
-fn logged(lines: &[String], words: &[&str]) -> bool {
-    lines.iter().any(|l| words.iter().all(|w| l.contains(w)))
+/// Asserts that the captured log holds a line with every one of `words`.
+#[track_caller]
+fn assert_logged(lines: &[String], words: &[&str]) {
+    assert!(
+        lines.iter().any(|l| words.iter().all(|w| l.contains(w))),
+        "no line with all of {words:?}: {lines:?}"
+    );
 }
 
 #[test]
@@ -85,22 +89,10 @@ fn null_and_foreign_servers_are_refused_by_every_function() {
         "nothing was written to the foreign object"
     );
     let lines = netcode::test_log::take();
-    assert!(
-        logged(&lines, &["netcode_server_update", "NULL"]),
-        "{lines:?}"
-    );
-    assert!(
-        logged(&lines, &["netcode_server_update", "not a live object"]),
-        "{lines:?}"
-    );
-    assert!(
-        logged(&lines, &["netcode_server_update", "misaligned"]),
-        "{lines:?}"
-    );
-    assert!(
-        logged(&lines, &["netcode_server_destroy", "not a live server"]),
-        "{lines:?}"
-    );
+    assert_logged(&lines, &["netcode_server_update", "NULL"]);
+    assert_logged(&lines, &["netcode_server_update", "not a live object"]);
+    assert_logged(&lines, &["netcode_server_update", "misaligned"]);
+    assert_logged(&lines, &["netcode_server_destroy", "not a live server"]);
 }
 
 #[test]
@@ -234,16 +226,10 @@ fn slot_indices_out_of_range_are_refused() {
         assert!(world.loopback.borrow().is_empty());
         netcode_server_destroy(server);
     }
-    assert!(world.balanced());
+    world.assert_balanced();
     let lines = netcode::test_log::take();
-    assert!(
-        logged(&lines, &["netcode_server_client_id", "client index -1"]),
-        "{lines:?}"
-    );
-    assert!(
-        logged(&lines, &["netcode_server_start", "257"]),
-        "{lines:?}"
-    );
+    assert_logged(&lines, &["netcode_server_client_id", "client index -1"]);
+    assert_logged(&lines, &["netcode_server_start", "257"]);
 }
 
 #[test]
@@ -313,27 +299,15 @@ fn bad_buffers_and_sizes_are_refused() {
         assert_eq!(netcode_server_num_connected_clients(server), 1);
         netcode_server_destroy(server);
     }
-    assert!(world.balanced());
+    world.assert_balanced();
     let lines = netcode::test_log::take();
-    assert!(
-        logged(&lines, &["netcode_server_send_packet", "1201"]),
-        "{lines:?}"
+    assert_logged(&lines, &["netcode_server_send_packet", "1201"]);
+    assert_logged(
+        &lines,
+        &["netcode_server_receive_packet", "packet_bytes is NULL"],
     );
-    assert!(
-        logged(
-            &lines,
-            &["netcode_server_receive_packet", "packet_bytes is NULL"]
-        ),
-        "{lines:?}"
-    );
-    assert!(
-        logged(&lines, &["netcode_server_process_packet", "1301"]),
-        "{lines:?}"
-    );
-    assert!(
-        logged(&lines, &["netcode_server_process_packet", "type 7"]),
-        "{lines:?}"
-    );
+    assert_logged(&lines, &["netcode_server_process_packet", "1301"]);
+    assert_logged(&lines, &["netcode_server_process_packet", "type 7"]);
 }
 
 #[test]
@@ -374,30 +348,19 @@ fn packets_are_freed_once_and_only_by_their_server() {
         netcode_server_destroy(a); // twice
         netcode_server_destroy(b);
     }
-    assert!(
-        world_a.balanced(),
-        "{} {}",
-        world_a.allocations.get(),
-        world_a.frees.get()
-    );
-    assert!(world_b.balanced());
+    world_a.assert_balanced();
+    world_b.assert_balanced();
     let lines = netcode::test_log::take();
     let refused = lines
         .iter()
         .filter(|l| l.contains("netcode_server_free_packet") && l.contains("not a packet"))
         .count();
     assert_eq!(refused, 5, "{lines:?}");
-    assert!(
-        logged(
-            &lines,
-            &["netcode_server_destroy", "freed 1 received packets"]
-        ),
-        "{lines:?}"
+    assert_logged(
+        &lines,
+        &["netcode_server_destroy", "freed 1 received packets"],
     );
-    assert!(
-        logged(&lines, &["netcode_server_destroy", "not a live server"]),
-        "{lines:?}"
-    );
+    assert_logged(&lines, &["netcode_server_destroy", "not a live server"]);
 }
 
 #[test]
@@ -455,15 +418,10 @@ fn callbacks_may_call_the_server_and_even_destroy_it() {
         world.events()[2..],
         [(0, 1), (1, 1), (0, 0), (-2, 1), (1, 0), (-2, 1)]
     );
-    assert!(
-        world.balanced(),
-        "{} {}",
-        world.allocations.get(),
-        world.frees.get()
-    );
+    world.assert_balanced();
     // The pointer is no longer a server: destroy says so without reading it.
     netcode::test_log::start();
     // SAFETY: destroy looks the pointer up before reading anything.
     unsafe { netcode_server_destroy(server) };
-    assert!(logged(&netcode::test_log::take(), &["not a live server"]));
+    assert_logged(&netcode::test_log::take(), &["not a live server"]);
 }

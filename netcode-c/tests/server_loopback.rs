@@ -187,7 +187,7 @@ fn a_loopback_client_and_a_network_client_share_a_server() {
         netcode_server_destroy(server);
     }
     assert_eq!(world.events()[4..], [(0, 1), (0, 0)]);
-    assert!(world.balanced());
+    world.assert_balanced();
 }
 
 #[test]
@@ -245,5 +245,5 @@ fn loopback_connects_are_refused_when_they_cannot_be_served() {
         netcode_server_destroy(server);
     }
     assert_eq!(world.events(), [(0, 1), (0, 0)]);
-    assert!(world.balanced());
+    world.assert_balanced();
 }

@@ -110,7 +110,7 @@ fn an_override_server_carries_everything_through_its_callbacks() {
     // SAFETY: live; destroyed once.
     unsafe { netcode_server_destroy(server) };
     assert_eq!(world.events(), [(0, 1), (0, 0)]);
-    assert!(world.balanced());
+    world.assert_balanced();
     run_until("the client was told", epoch, |now| {
         client.update(now);
         client.state() == ClientState::Disconnected
@@ -161,7 +161,7 @@ fn datagrams_handed_in_with_process_packet_are_handled_as_received_ones() {
     exchange(epoch, server, &mut client, pump);
     // SAFETY: live; destroyed once.
     unsafe { netcode_server_destroy(server) };
-    assert!(world.balanced());
+    world.assert_balanced();
 }
 
 thread_local! {
@@ -216,7 +216,7 @@ fn an_address_handed_out_reads_right_from_inside_an_override() {
     );
     // SAFETY: live; destroyed once.
     unsafe { netcode_server_destroy(server) };
-    assert!(world.balanced());
+    world.assert_balanced();
 }
 
 #[test]
@@ -242,7 +242,7 @@ fn a_half_configured_override_is_refused_before_the_address_is_parsed() {
     assert_eq!(create_error(), NETCODE_SERVER_CREATE_ERROR_NONE);
     // SAFETY: live; destroyed once.
     unsafe { netcode_server_destroy(server) };
-    assert!(world.balanced());
+    world.assert_balanced();
 }
 
 #[test]
@@ -300,5 +300,5 @@ fn calls_from_inside_an_override_callback_are_refused() {
     world.on_receive.set(None);
     // SAFETY: live; destroyed once.
     unsafe { netcode_server_destroy(server) };
-    assert!(world.balanced());
+    world.assert_balanced();
 }

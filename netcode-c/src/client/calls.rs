@@ -7,7 +7,7 @@
 
 use std::ffi::{c_int, c_void};
 
-use netcode_std::proto::constants::{CONNECT_TOKEN_BYTES, MAX_PACKET_BYTES, MAX_PAYLOAD_BYTES};
+use netcode_std::proto::constants::{CONNECT_TOKEN_BYTES, MAX_PACKET_BYTES};
 use netcode_std::{ConnectError, SendError};
 
 use super::{State, netcode_client_t, query, with};
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn netcode_client_send_packet(
         // SAFETY: `payload` refuses NULL and sizes outside 1..=1200;
         // otherwise `packet_bytes` readable bytes, not written by the send
         // override while the slice lives (this function's contract).
-        let Some(data) = (unsafe { payload(packet_data, packet_bytes, FUNCTION) }) else {
+        let Some(data) = (unsafe { boundary::payload(packet_data, packet_bytes, FUNCTION) }) else {
             return;
         };
         match s.host.send_packet(data) {
@@ -121,25 +121,6 @@ pub unsafe extern "C" fn netcode_client_send_packet(
     // reading it; C promises no other thread uses it meanwhile (this
     // function's # Safety).
     unsafe { with(client, FUNCTION, (), body) }
-}
-
-/// `packet_bytes` bytes at `data` if they are a payload's size (1 to
-/// 1200); logged otherwise.
-///
-/// # Safety
-///
-/// `data` is NULL or `bytes` readable bytes.
-unsafe fn payload<'a>(data: *const u8, bytes: c_int, function: &str) -> Option<&'a [u8]> {
-    // SAFETY: `bytes` refuses NULL and lengths outside 0..=1200; otherwise
-    // `data` holds `bytes` readable bytes (this function's contract).
-    let data = unsafe { boundary::bytes(data, bytes, MAX_PAYLOAD_BYTES, function) }?;
-    if data.is_empty() {
-        logging::error(format_args!(
-            "{function}: 0 bytes is not a payload (1 to {MAX_PAYLOAD_BYTES})"
-        ));
-        return None;
-    }
-    Some(data)
 }
 
 /// The oldest received payload, in memory from the config's allocate
@@ -446,7 +427,7 @@ pub unsafe extern "C" fn netcode_client_process_loopback_packet(
     let body = |s: &mut State| {
         // SAFETY: NULL or `packet_bytes` readable bytes (the caller's
         // promise).
-        let Some(data) = (unsafe { payload(packet_data, packet_bytes, FUNCTION) }) else {
+        let Some(data) = (unsafe { boundary::payload(packet_data, packet_bytes, FUNCTION) }) else {
             return;
         };
         if let Err(e) = s.host.process_loopback_packet(data, packet_sequence) {

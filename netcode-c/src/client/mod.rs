@@ -120,18 +120,14 @@ unsafe fn with<R: Copy>(
     body: impl FnOnce(&mut State) -> R,
 ) -> R {
     guard(function, fallback, || {
-        // SAFETY: `live` looks `client` up among the live clients before
-        // reading it; C promises no other thread uses it meanwhile.
-        let Some(found) = (unsafe { objects::live(pointer(client), function) }) else {
-            return fallback;
-        };
-        let serial = found.serial;
-        let Some(result) = found.object.enter(function, body) else {
+        // SAFETY: as for this function (its # Safety).
+        let Some((result, serial)) = (unsafe { enter(client, function, body) }) else {
             return fallback;
         };
         // SAFETY: `deliver` looks the client up again (by its serial
-        // number) before each use; `found` is not used again (a callback
-        // may destroy the client). The threading contract as above.
+        // number) before each use; `enter` returned, so nothing of the
+        // client is borrowed (a callback may destroy it). The threading
+        // contract as above.
         unsafe { deliver(client, serial, function) };
         result
     })
@@ -150,13 +146,30 @@ unsafe fn query<R: Copy>(
     body: impl FnOnce(&mut State) -> R,
 ) -> R {
     guard(function, fallback, || {
-        // SAFETY: `live` looks `client` up among the live clients before
-        // reading it; C promises no other thread uses it meanwhile.
-        let Some(found) = (unsafe { objects::live(pointer(client), function) }) else {
-            return fallback;
-        };
-        found.object.enter(function, body).unwrap_or(fallback)
+        // SAFETY: as for this function (its # Safety).
+        let entered = unsafe { enter(client, function, body) };
+        entered.map_or(fallback, |(result, _)| result)
     })
+}
+
+/// Runs `body` on the live client at `client`: its result and the
+/// client's serial number, or `None` (logged) when `client` is not a live
+/// client or the call comes from inside one of its own override
+/// callbacks.
+///
+/// # Safety
+///
+/// As for [`with`].
+unsafe fn enter<R>(
+    client: *mut netcode_client_t,
+    function: &'static str,
+    body: impl FnOnce(&mut State) -> R,
+) -> Option<(R, u64)> {
+    // SAFETY: `live` looks `client` up among the live clients before
+    // reading it; C promises no other thread uses it meanwhile.
+    let found = unsafe { objects::live(pointer(client), function) }?;
+    let result = found.object.enter(function, body)?;
+    Some((result, found.serial))
 }
 
 /// Calls the callbacks due, one at a time, each outside the client (it may

@@ -6,8 +6,9 @@
 //! (`netcode_server_process_packet`).
 
 use std::ffi::c_int;
+use std::fmt::Display;
 
-use netcode_std::proto::constants::{MAX_PACKET_BYTES, MAX_PAYLOAD_BYTES, USER_DATA_BYTES};
+use netcode_std::proto::constants::{MAX_PACKET_BYTES, USER_DATA_BYTES};
 
 use crate::abi::netcode_address_t;
 use crate::address::to_socket_addr;
@@ -15,7 +16,8 @@ use crate::boundary;
 use crate::logging;
 
 use super::object::Handle;
-use super::{call, dispatch, netcode_server_t};
+use super::state::ServerState;
+use super::{call, change, dispatch, netcode_server_t, query_slot};
 
 /// Puts an in-process client with `client_id` in the free slot
 /// `client_index` of the running server (the connect callback fires),
@@ -57,12 +59,10 @@ pub unsafe extern "C" fn netcode_server_connect_loopback_client(
             let Some(slot) = state.slot(client_index, F) else {
                 return;
             };
-            if let Err(error) = state
+            let connected = state
                 .host
-                .connect_loopback_client(slot, client_id, user_data)
-            {
-                logging::error(format_args!("{F}: slot {slot}: {error}"));
-            }
+                .connect_loopback_client(slot, client_id, user_data);
+            log_slot_error(F, slot, connected);
         });
         dispatch::deliver_events(handle);
     };
@@ -84,21 +84,15 @@ pub unsafe extern "C" fn netcode_server_disconnect_loopback_client(
     client_index: c_int,
 ) {
     const F: &str = "netcode_server_disconnect_loopback_client";
-    let body = |handle: &Handle<'_>| {
-        handle.with((), |state| {
-            let Some(slot) = state.slot(client_index, F) else {
-                return;
-            };
-            if let Err(error) = state.host.disconnect_loopback_client(slot) {
-                logging::error(format_args!("{F}: slot {slot}: {error}"));
-            }
-        });
-        dispatch::deliver_events(handle);
+    let body = |state: &mut ServerState| {
+        if let Some(slot) = state.slot(client_index, F) {
+            log_slot_error(F, slot, state.host.disconnect_loopback_client(slot));
+        }
     };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call(F, server, (), body) }
+    // SAFETY: `change` looks `server` up among the live servers before
+    // reading it; C promises no other thread uses it meanwhile (this
+    // function's # Safety).
+    unsafe { change(F, server, body) }
 }
 
 /// 1 when slot `client_index` holds a loopback client, else 0.
@@ -111,22 +105,18 @@ pub unsafe extern "C" fn netcode_server_client_loopback(
     server: *mut netcode_server_t,
     client_index: c_int,
 ) -> c_int {
-    let body = |handle: &Handle<'_>| {
-        handle.with(0, |state| {
-            let Some(slot) = state.slot(client_index, handle.function()) else {
-                return 0;
-            };
-            let loopback = match state.departed(slot) {
-                Some(departed) => departed.loopback,
-                None => state.host.client_loopback(slot),
-            };
-            c_int::from(loopback)
-        })
+    const F: &str = "netcode_server_client_loopback";
+    let body = |state: &mut ServerState, slot| {
+        let loopback = match state.departed(slot) {
+            Some(departed) => departed.loopback,
+            None => state.host.client_loopback(slot),
+        };
+        c_int::from(loopback)
     };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_client_loopback", server, 0, body) }
+    // SAFETY: `query_slot` looks `server` up among the live servers
+    // before reading it; C promises no other thread uses it meanwhile
+    // (this function's # Safety).
+    unsafe { query_slot(F, server, client_index, 0, body) }
 }
 
 /// Delivers a payload that the loopback client of slot `client_index`
@@ -147,27 +137,18 @@ pub unsafe extern "C" fn netcode_server_process_loopback_packet(
 ) {
     const F: &str = "netcode_server_process_loopback_packet";
     let body = |handle: &Handle<'_>| {
-        if packet_bytes == 0 {
-            logging::error(format_args!("{F}: a payload of 0 bytes is dropped"));
-            return;
-        }
         // SAFETY: C promises `packet_bytes` readable bytes at a
-        // non-NULL `packet_data`; NULL and sizes out of range are
+        // non-NULL `packet_data`; NULL and sizes outside 1..=1200 are
         // refused first. The slice lives for this call only.
-        let Some(data) =
-            (unsafe { boundary::bytes(packet_data, packet_bytes, MAX_PAYLOAD_BYTES, F) })
-        else {
+        let Some(data) = (unsafe { boundary::payload(packet_data, packet_bytes, F) }) else {
             return;
         };
         handle.with((), |state| {
-            let Some(slot) = state.slot(client_index, F) else {
-                return;
-            };
-            if let Err(error) = state
-                .host
-                .process_loopback_packet(slot, data, packet_sequence)
-            {
-                logging::error(format_args!("{F}: slot {slot}: {error}"));
+            if let Some(slot) = state.slot(client_index, F) {
+                let processed = state
+                    .host
+                    .process_loopback_packet(slot, data, packet_sequence);
+                log_slot_error(F, slot, processed);
             }
         });
     };
@@ -231,4 +212,12 @@ pub unsafe extern "C" fn netcode_server_process_packet(
     // reading it (`Handle::new`); C promises no other thread uses it
     // meanwhile (this function's # Safety).
     unsafe { call(F, server, (), body) }
+}
+
+/// Logs the error, if any, of what `function` asked the host to do with
+/// loopback slot `slot`.
+fn log_slot_error(function: &str, slot: usize, result: Result<(), impl Display>) {
+    if let Err(error) = result {
+        logging::error(format_args!("{function}: slot {slot}: {error}"));
+    }
 }

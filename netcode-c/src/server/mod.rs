@@ -1,10 +1,11 @@
 //! The server API of `netcode.h`: `netcode_server_*` and
 //! `netcode_default_server_config`, over netcode-std's [`Server`]. This
-//! file holds the object's life (config, create, destroy, start, stop,
-//! update); `slots` what is done with one slot's client; `loopback`
-//! in-process clients and datagrams from a custom transport; `dispatch`
-//! the callbacks; `object` and `state` what the object is; `create` how
-//! one is made.
+//! file holds the ways a call reaches the object (`call`, and its forms
+//! `query`, `query_slot` and `change`) and the object's life (config,
+//! create, destroy, start, stop, update); `slots` what is done with one
+//! slot's client; `loopback` in-process clients and datagrams from a
+//! custom transport; `dispatch` the callbacks; `object` and `state` what
+//! the object is; `create` how one is made.
 //!
 //! [`Server`]: netcode_std::Server
 
@@ -50,6 +51,69 @@ unsafe fn call<R: Copy>(
             None => fallback,
         }
     })
+}
+
+/// [`call`] for a query: `body` reads the state; nothing is delivered
+/// after.
+///
+/// # Safety
+///
+/// As for [`call`].
+unsafe fn query<R: Copy>(
+    function: &'static str,
+    server: *mut netcode_server_t,
+    fallback: R,
+    body: impl FnOnce(&mut ServerState) -> R,
+) -> R {
+    // SAFETY: `call` looks `server` up among the live servers before
+    // reading it; the caller promises the rest (this function's # Safety).
+    unsafe {
+        call(function, server, fallback, |handle| {
+            handle.with(fallback, body)
+        })
+    }
+}
+
+/// [`query`] on slot `client_index`: `body` gets the state and the slot;
+/// `fallback` when the index is not a slot of the server (logged unless
+/// the server is stopped, see [`ServerState::slot`]).
+///
+/// # Safety
+///
+/// As for [`call`].
+unsafe fn query_slot<R: Copy>(
+    function: &'static str,
+    server: *mut netcode_server_t,
+    client_index: c_int,
+    fallback: R,
+    body: impl FnOnce(&mut ServerState, usize) -> R,
+) -> R {
+    let body = |state: &mut ServerState| match state.slot(client_index, function) {
+        Some(slot) => body(state, slot),
+        None => fallback,
+    };
+    // SAFETY: as the caller promises (this function's # Safety).
+    unsafe { query(function, server, fallback, body) }
+}
+
+/// [`call`] for a change: `body` runs on the state, then the connect and
+/// disconnect callbacks it caused are delivered.
+///
+/// # Safety
+///
+/// As for [`call`].
+unsafe fn change(
+    function: &'static str,
+    server: *mut netcode_server_t,
+    body: impl FnOnce(&mut ServerState),
+) {
+    let body = |handle: &Handle<'_>| {
+        handle.with((), body);
+        dispatch::deliver_events(handle);
+    };
+    // SAFETY: `call` looks `server` up among the live servers before
+    // reading it; the caller promises the rest (this function's # Safety).
+    unsafe { call(function, server, (), body) }
 }
 
 /// Fills `config` with the defaults: protocol id 0 and a zero key (the
@@ -196,14 +260,10 @@ pub unsafe extern "C" fn netcode_server_start(server: *mut netcode_server_t, max
 /// `server`: any pointer (looked up among the live servers first).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn netcode_server_stop(server: *mut netcode_server_t) {
-    let body = |handle: &Handle<'_>| {
-        handle.with((), ServerState::stop);
-        dispatch::deliver_events(handle);
-    };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_stop", server, (), body) }
+    // SAFETY: `change` looks `server` up among the live servers before
+    // reading it; C promises no other thread uses it meanwhile (this
+    // function's # Safety).
+    unsafe { change("netcode_server_stop", server, ServerState::stop) }
 }
 
 /// 1 when started, else 0.
@@ -213,11 +273,14 @@ pub unsafe extern "C" fn netcode_server_stop(server: *mut netcode_server_t) {
 /// `server`: any pointer (looked up among the live servers first).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn netcode_server_running(server: *mut netcode_server_t) -> c_int {
-    let body = |handle: &Handle<'_>| handle.with(0, |state| c_int::from(state.running()));
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_running", server, 0, body) }
+    // SAFETY: `query` looks `server` up among the live servers before
+    // reading it; C promises no other thread uses it meanwhile (this
+    // function's # Safety).
+    unsafe {
+        query("netcode_server_running", server, 0, |state| {
+            c_int::from(state.running())
+        })
+    }
 }
 
 /// The open slots (0 when stopped).
@@ -227,15 +290,14 @@ pub unsafe extern "C" fn netcode_server_running(server: *mut netcode_server_t) -
 /// `server`: any pointer (looked up among the live servers first).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn netcode_server_max_clients(server: *mut netcode_server_t) -> c_int {
-    let body = |handle: &Handle<'_>| {
-        handle.with(0, |state| {
+    // SAFETY: `query` looks `server` up among the live servers before
+    // reading it; C promises no other thread uses it meanwhile (this
+    // function's # Safety).
+    unsafe {
+        query("netcode_server_max_clients", server, 0, |state| {
             c_int::try_from(state.max_clients()).unwrap_or(c_int::MAX)
         })
-    };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_max_clients", server, 0, body) }
+    }
 }
 
 /// The occupied slots.
@@ -247,16 +309,14 @@ pub unsafe extern "C" fn netcode_server_max_clients(server: *mut netcode_server_
 pub unsafe extern "C" fn netcode_server_num_connected_clients(
     server: *mut netcode_server_t,
 ) -> c_int {
-    let body = |handle: &Handle<'_>| {
-        handle.with(0, |state| {
-            let count = state.host.num_connected_clients() + state.departed_count();
-            c_int::try_from(count).unwrap_or(c_int::MAX)
-        })
+    let body = |state: &mut ServerState| {
+        let count = state.host.num_connected_clients() + state.departed_count();
+        c_int::try_from(count).unwrap_or(c_int::MAX)
     };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_num_connected_clients", server, 0, body) }
+    // SAFETY: `query` looks `server` up among the live servers before
+    // reading it; C promises no other thread uses it meanwhile (this
+    // function's # Safety).
+    unsafe { query("netcode_server_num_connected_clients", server, 0, body) }
 }
 
 /// Advances the server to `time` (seconds, the caller's clock): reads
@@ -268,14 +328,14 @@ pub unsafe extern "C" fn netcode_server_num_connected_clients(
 /// `server`: any pointer (looked up among the live servers first).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn netcode_server_update(server: *mut netcode_server_t, time: f64) {
-    let body = |handle: &Handle<'_>| {
-        handle.with((), |state| state.host.update(time));
-        dispatch::deliver_events(handle);
-    };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_update", server, (), body) }
+    // SAFETY: `change` looks `server` up among the live servers before
+    // reading it; C promises no other thread uses it meanwhile (this
+    // function's # Safety).
+    unsafe {
+        change("netcode_server_update", server, |state| {
+            state.host.update(time)
+        })
+    }
 }
 
 /// The port of the socket of the first address's family (0 in override
@@ -286,17 +346,15 @@ pub unsafe extern "C" fn netcode_server_update(server: *mut netcode_server_t, ti
 /// `server`: any pointer (looked up among the live servers first).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn netcode_server_get_port(server: *mut netcode_server_t) -> u16 {
-    let body = |handle: &Handle<'_>| {
-        handle.with(0, |state| {
-            if state.override_mode {
-                0
-            } else {
-                state.host.port()
-            }
-        })
+    let body = |state: &mut ServerState| {
+        if state.override_mode {
+            0
+        } else {
+            state.host.port()
+        }
     };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_get_port", server, 0, body) }
+    // SAFETY: `query` looks `server` up among the live servers before
+    // reading it; C promises no other thread uses it meanwhile (this
+    // function's # Safety).
+    unsafe { query("netcode_server_get_port", server, 0, body) }
 }

@@ -7,14 +7,13 @@
 
 use std::ffi::{c_int, c_void};
 
-use netcode_std::proto::constants::MAX_PAYLOAD_BYTES;
-
 use crate::abi::netcode_address_t;
 use crate::boundary;
 use crate::logging;
 
 use super::object::Handle;
-use super::{call, dispatch, netcode_server_t};
+use super::state::ServerState;
+use super::{call, change, dispatch, netcode_server_t, query_slot};
 
 /// 1 when slot `client_index` holds a client, else 0.
 ///
@@ -26,16 +25,12 @@ pub unsafe extern "C" fn netcode_server_client_connected(
     server: *mut netcode_server_t,
     client_index: c_int,
 ) -> c_int {
-    let body = |handle: &Handle<'_>| {
-        handle.with(0, |state| {
-            let slot = state.slot(client_index, handle.function());
-            c_int::from(slot.is_some_and(|slot| state.connected(slot)))
-        })
-    };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_client_connected", server, 0, body) }
+    const F: &str = "netcode_server_client_connected";
+    let body = |state: &mut ServerState, slot| c_int::from(state.connected(slot));
+    // SAFETY: `query_slot` looks `server` up among the live servers
+    // before reading it; C promises no other thread uses it meanwhile
+    // (this function's # Safety).
+    unsafe { query_slot(F, server, client_index, 0, body) }
 }
 
 /// The client id of slot `client_index`'s client (0 for a free slot).
@@ -48,21 +43,15 @@ pub unsafe extern "C" fn netcode_server_client_id(
     server: *mut netcode_server_t,
     client_index: c_int,
 ) -> u64 {
-    let body = |handle: &Handle<'_>| {
-        handle.with(0, |state| {
-            let Some(slot) = state.slot(client_index, handle.function()) else {
-                return 0;
-            };
-            match state.departed(slot) {
-                Some(departed) => departed.client_id,
-                None => state.host.client_id(slot).unwrap_or(0),
-            }
-        })
+    const F: &str = "netcode_server_client_id";
+    let body = |state: &mut ServerState, slot| match state.departed(slot) {
+        Some(departed) => departed.client_id,
+        None => state.host.client_id(slot).unwrap_or(0),
     };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_client_id", server, 0, body) }
+    // SAFETY: `query_slot` looks `server` up among the live servers
+    // before reading it; C promises no other thread uses it meanwhile
+    // (this function's # Safety).
+    unsafe { query_slot(F, server, client_index, 0, body) }
 }
 
 /// Where to read the address of slot `client_index`'s client (zeroed for a
@@ -77,23 +66,17 @@ pub unsafe extern "C" fn netcode_server_client_address(
     server: *mut netcode_server_t,
     client_index: c_int,
 ) -> *mut netcode_address_t {
-    let body = |handle: &Handle<'_>| {
-        handle.with(std::ptr::null_mut(), |state| {
-            match state.slot(client_index, handle.function()) {
-                Some(slot) => state.address_pointer(slot),
-                None => std::ptr::null_mut(),
-            }
-        })
-    };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
+    const F: &str = "netcode_server_client_address";
+    // SAFETY: `query_slot` looks `server` up among the live servers
+    // before reading it; C promises no other thread uses it meanwhile
+    // (this function's # Safety).
     unsafe {
-        call(
-            "netcode_server_client_address",
+        query_slot(
+            F,
             server,
+            client_index,
             std::ptr::null_mut(),
-            body,
+            |state, slot| state.address_pointer(slot),
         )
     }
 }
@@ -110,23 +93,17 @@ pub unsafe extern "C" fn netcode_server_client_user_data(
     server: *mut netcode_server_t,
     client_index: c_int,
 ) -> *mut c_void {
-    let body = |handle: &Handle<'_>| {
-        handle.with(std::ptr::null_mut(), |state| {
-            match state.slot(client_index, handle.function()) {
-                Some(slot) => state.user_data_pointer(slot),
-                None => std::ptr::null_mut(),
-            }
-        })
-    };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
+    const F: &str = "netcode_server_client_user_data";
+    // SAFETY: `query_slot` looks `server` up among the live servers
+    // before reading it; C promises no other thread uses it meanwhile
+    // (this function's # Safety).
     unsafe {
-        call(
-            "netcode_server_client_user_data",
+        query_slot(
+            F,
             server,
+            client_index,
             std::ptr::null_mut(),
-            body,
+            |state, slot| state.user_data_pointer(slot),
         )
     }
 }
@@ -142,22 +119,18 @@ pub unsafe extern "C" fn netcode_server_client_disconnect_reason(
     server: *mut netcode_server_t,
     client_index: c_int,
 ) -> c_int {
-    let body = |handle: &Handle<'_>| {
-        handle.with(0, |state| {
-            let Some(slot) = state.slot(client_index, handle.function()) else {
-                return 0;
-            };
-            let reason = match state.departed(slot) {
-                Some(departed) => departed.reason,
-                None => state.host.disconnect_reason(slot),
-            };
-            c_int::from(reason.code())
-        })
+    const F: &str = "netcode_server_client_disconnect_reason";
+    let body = |state: &mut ServerState, slot| {
+        let reason = match state.departed(slot) {
+            Some(departed) => departed.reason,
+            None => state.host.disconnect_reason(slot),
+        };
+        c_int::from(reason.code())
     };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_client_disconnect_reason", server, 0, body) }
+    // SAFETY: `query_slot` looks `server` up among the live servers
+    // before reading it; C promises no other thread uses it meanwhile
+    // (this function's # Safety).
+    unsafe { query_slot(F, server, client_index, 0, body) }
 }
 
 /// Disconnects slot `client_index`'s client with disconnect packets (the
@@ -171,18 +144,16 @@ pub unsafe extern "C" fn netcode_server_disconnect_client(
     server: *mut netcode_server_t,
     client_index: c_int,
 ) {
-    let body = |handle: &Handle<'_>| {
-        handle.with((), |state| {
-            if let Some(slot) = state.slot(client_index, handle.function()) {
-                state.host.disconnect_client(slot);
-            }
-        });
-        dispatch::deliver_events(handle);
+    const F: &str = "netcode_server_disconnect_client";
+    let body = |state: &mut ServerState| {
+        if let Some(slot) = state.slot(client_index, F) {
+            state.host.disconnect_client(slot);
+        }
     };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_disconnect_client", server, (), body) }
+    // SAFETY: `change` looks `server` up among the live servers before
+    // reading it; C promises no other thread uses it meanwhile (this
+    // function's # Safety).
+    unsafe { change(F, server, body) }
 }
 
 /// Disconnects every network client (loopback slots stay).
@@ -192,14 +163,11 @@ pub unsafe extern "C" fn netcode_server_disconnect_client(
 /// `server`: any pointer (looked up among the live servers first).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn netcode_server_disconnect_all_clients(server: *mut netcode_server_t) {
-    let body = |handle: &Handle<'_>| {
-        handle.with((), |state| state.host.disconnect_all_clients());
-        dispatch::deliver_events(handle);
-    };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_disconnect_all_clients", server, (), body) }
+    const F: &str = "netcode_server_disconnect_all_clients";
+    // SAFETY: `change` looks `server` up among the live servers before
+    // reading it; C promises no other thread uses it meanwhile (this
+    // function's # Safety).
+    unsafe { change(F, server, |state| state.host.disconnect_all_clients()) }
 }
 
 /// The sequence the next packet to slot `client_index` will carry (0 for
@@ -213,18 +181,15 @@ pub unsafe extern "C" fn netcode_server_next_packet_sequence(
     server: *mut netcode_server_t,
     client_index: c_int,
 ) -> u64 {
-    let body = |handle: &Handle<'_>| {
-        handle.with(0, |state| {
-            state
-                .slot(client_index, handle.function())
-                .and_then(|slot| state.host.next_packet_sequence(slot))
-                .unwrap_or(0)
+    const F: &str = "netcode_server_next_packet_sequence";
+    // SAFETY: `query_slot` looks `server` up among the live servers
+    // before reading it; C promises no other thread uses it meanwhile
+    // (this function's # Safety).
+    unsafe {
+        query_slot(F, server, client_index, 0, |state, slot| {
+            state.host.next_packet_sequence(slot).unwrap_or(0)
         })
-    };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it (`Handle::new`); C promises no other thread uses it
-    // meanwhile (this function's # Safety).
-    unsafe { call("netcode_server_next_packet_sequence", server, 0, body) }
+    }
 }
 
 /// Sends `packet_bytes` (1 to `NETCODE_MAX_PACKET_SIZE`) bytes to slot
@@ -247,17 +212,12 @@ pub unsafe extern "C" fn netcode_server_send_packet(
 ) {
     const F: &str = "netcode_server_send_packet";
     let body = |handle: &Handle<'_>| {
-        if packet_bytes == 0 {
-            logging::error(format_args!("{F}: a payload of 0 bytes is not sent"));
-            return;
-        }
-        // SAFETY: `bytes` refuses NULL and sizes out of range; otherwise C
-        // promises `packet_bytes` readable bytes at `packet_data`, not
-        // written by the send override while the slice lives (this
-        // function's contract). The slice lives for this call only.
-        let Some(data) =
-            (unsafe { boundary::bytes(packet_data, packet_bytes, MAX_PAYLOAD_BYTES, F) })
-        else {
+        // SAFETY: `payload` refuses NULL and sizes outside 1..=1200;
+        // otherwise C promises `packet_bytes` readable bytes at
+        // `packet_data`, not written by the send override while the slice
+        // lives (this function's contract). The slice lives for this call
+        // only.
+        let Some(data) = (unsafe { boundary::payload(packet_data, packet_bytes, F) }) else {
             return;
         };
         let sent = handle.with(None, |state| {

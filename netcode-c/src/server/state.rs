@@ -170,17 +170,7 @@ impl ServerState {
     /// for C (zeroed when the slot no longer holds that client).
     pub(crate) fn arrived(&mut self, index: usize, client_id: u64) {
         let view = match self.host.client_id(index) {
-            Some(id) if id == client_id => SlotView {
-                address: self
-                    .host
-                    .client_address(index)
-                    .map_or(netcode_address_t::ZERO, from_socket_addr),
-                user_data: self
-                    .host
-                    .client_user_data(index)
-                    .copied()
-                    .unwrap_or([0; USER_DATA_BYTES]),
-            },
+            Some(id) if id == client_id => self.host_view(index),
             _ => SlotView::ZERO,
         };
         self.views.set(index, view);
@@ -206,23 +196,27 @@ impl ServerState {
         }
     }
 
+    /// Slot `index` as the host has it now (zeroed where it holds nothing).
+    fn host_view(&self, index: usize) -> SlotView {
+        SlotView {
+            address: self
+                .host
+                .client_address(index)
+                .map_or(netcode_address_t::ZERO, from_socket_addr),
+            user_data: self
+                .host
+                .client_user_data(index)
+                .copied()
+                .unwrap_or([0; USER_DATA_BYTES]),
+        }
+    }
+
     /// Where C reads the view of slot `index`, brought up to date with the
     /// host unless its client's disconnect callback is under way.
     fn view(&mut self, index: usize) -> Option<*mut SlotView> {
         let pointer = self.views.at(index)?;
         if self.departed(index).is_none() {
-            let view = SlotView {
-                address: self
-                    .host
-                    .client_address(index)
-                    .map_or(netcode_address_t::ZERO, from_socket_addr),
-                user_data: self
-                    .host
-                    .client_user_data(index)
-                    .copied()
-                    .unwrap_or([0; USER_DATA_BYTES]),
-            };
-            self.views.set(index, view);
+            self.views.set(index, self.host_view(index));
         }
         Some(pointer)
     }

@@ -110,20 +110,14 @@ int main( void )
     uint8_t data[NETCODE_MAX_PACKET_SIZE];
     uint8_t * held_by_client[8];
     uint8_t * held_by_server[8];
-    int held_client = 0, held_server = 0, port, i, frames;
+    int held_client = 0, held_server = 0, i, frames;
     long before;
     double t = 0.0;
 
-    test_name = "allocator";
     client_allocator.name = "client allocator";
     server_allocator.name = "server allocator";
-    REQUIRE( netcode_init() == NETCODE_OK );
-    netcode_log_level( NETCODE_LOG_LEVEL_INFO );
-    netcode_set_printf_function( counting_printf );
-
-    port = free_udp_port( 0 );
-    REQUIRE( port != 0 );
-    sprintf( address, "127.0.0.1:%d", port );
+    start_test( "allocator", NETCODE_LOG_LEVEL_INFO );
+    free_ipv4_address( address );
 
     server_config_for_tests( &server_config );
     server_config.allocator_context = &server_allocator;

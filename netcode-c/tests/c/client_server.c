@@ -82,6 +82,20 @@ static int run_until_connected( struct netcode_server_t * server, struct netcode
     return 0;
 }
 
+/* Runs client frames for up to 3 s while the client is connected; whether
+   it ended disconnected. */
+static int run_until_disconnected( struct netcode_client_t * client, double * t )
+{
+    double deadline = wall_seconds() + 3.0;
+    while ( netcode_client_state( client ) == NETCODE_CLIENT_STATE_CONNECTED && wall_seconds() < deadline )
+    {
+        *t += 0.02;
+        netcode_client_update( client, *t );
+        sleep_seconds( 0.002 );
+    }
+    return netcode_client_state( client ) == NETCODE_CLIENT_STATE_DISCONNECTED;
+}
+
 /* One session over the given family: connect, exchange, disconnect both ways. */
 static void session( int ipv6, int port )
 {
@@ -269,14 +283,7 @@ static void session( int ipv6, int port )
     CHECK( server_events.disconnects == 2 );
     CHECK( server_events.reason_inside == NETCODE_SERVER_CLIENT_DISCONNECT_REASON_SERVER_DISCONNECT );
     CHECK( server_events.id_inside == 0x7654321ULL && server_events.connected_inside == 1 );
-    deadline = wall_seconds() + 3.0;
-    while ( netcode_client_state( client ) == NETCODE_CLIENT_STATE_CONNECTED && wall_seconds() < deadline )
-    {
-        t += 0.02;
-        netcode_client_update( client, t );
-        sleep_seconds( 0.002 );
-    }
-    CHECK( netcode_client_state( client ) == NETCODE_CLIENT_STATE_DISCONNECTED );
+    CHECK( run_until_disconnected( client, &t ) );
     say( "server side disconnect seen by the client: %s", state_name( netcode_client_state( client ) ) );
 
     /* Connected once more, then the server stops: the client is told. */
@@ -293,14 +300,7 @@ static void session( int ipv6, int port )
     CHECK( server_events.id_inside == 0x1111ULL && server_events.connected_inside == 1 );
     say( "server stopped with a client connected (inside the callback: reason %d, id %llx, connected %d)",
          server_events.reason_inside, (unsigned long long) server_events.id_inside, server_events.connected_inside );
-    deadline = wall_seconds() + 3.0;
-    while ( netcode_client_state( client ) == NETCODE_CLIENT_STATE_CONNECTED && wall_seconds() < deadline )
-    {
-        t += 0.02;
-        netcode_client_update( client, t );
-        sleep_seconds( 0.002 );
-    }
-    CHECK( netcode_client_state( client ) == NETCODE_CLIENT_STATE_DISCONNECTED );
+    CHECK( run_until_disconnected( client, &t ) );
     netcode_client_destroy( client );
     netcode_server_destroy( server );
     CHECK( client_events.bad == 0 );
@@ -309,10 +309,7 @@ static void session( int ipv6, int port )
 int main( void )
 {
     int port, port6;
-    test_name = "client_server";
-    REQUIRE( netcode_init() == NETCODE_OK );
-    netcode_log_level( NETCODE_LOG_LEVEL_INFO );
-    netcode_set_printf_function( counting_printf );
+    start_test( "client_server", NETCODE_LOG_LEVEL_INFO );
 
     port = free_udp_port( 0 );
     REQUIRE( port != 0 );

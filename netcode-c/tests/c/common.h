@@ -1,7 +1,8 @@
 /*
     What the C tests share: checks that count failures, a printf hook that
-    counts log lines, the examples' protocol id and key, self-checking
-    payloads, free UDP ports, a monotonic clock and deadlines.
+    counts log lines, a test's start, the examples' protocol id, key and
+    payload, self-checking payloads, free UDP ports, a monotonic clock and
+    deadlines, and clients and servers in override mode with no network.
 
     Each test is one program: it prints what it checks and exits nonzero on
     any failure. run.sh builds and runs them.
@@ -105,6 +106,43 @@ static int counting_printf( const char * format, ... )
     return n;
 }
 
+/* Starts a test: its name for messages, netcode_init, the log level, and
+   the library's log lines through counting_printf. */
+static void start_test( const char * name, int log_level )
+{
+    test_name = name;
+    REQUIRE( netcode_init() == NETCODE_OK );
+    netcode_log_level( log_level );
+    netcode_set_printf_function( counting_printf );
+}
+
+/* Starts an interop program, which logs through the library's default
+   sink: its arguments ([ADDRESS] [--seconds N]) into address and seconds
+   (left as they are when not given), netcode_init, INFO logging. */
+static void start_interop( const char * name, int argc, char ** argv, const char ** address, double * seconds )
+{
+    int i;
+    test_name = name;
+    for ( i = 1; i < argc; i++ )
+    {
+        if ( strcmp( argv[i], "--seconds" ) == 0 && i + 1 < argc )
+            *seconds = atof( argv[++i] );
+        else
+            *address = argv[i];
+    }
+    REQUIRE( netcode_init() == NETCODE_OK );
+    netcode_log_level( NETCODE_LOG_LEVEL_INFO );
+}
+
+/* The payload the examples send (and the reference's programs check):
+   NETCODE_MAX_PACKET_SIZE bytes, byte i is i % 256. */
+static void fill_example_payload( uint8_t * payload )
+{
+    int i;
+    for ( i = 0; i < NETCODE_MAX_PACKET_SIZE; i++ )
+        payload[i] = (uint8_t) ( i % 256 );
+}
+
 static double wall_seconds( void )
 {
     struct timespec ts;
@@ -152,6 +190,15 @@ static int free_udp_port( int ipv6 )
     }
     close( fd );
     return port;
+}
+
+/* "127.0.0.1:PORT" with a UDP port that was free a moment ago, into
+   address (room for 32 bytes); the test ends if there is none. */
+static void free_ipv4_address( char * address )
+{
+    int port = free_udp_port( 0 );
+    REQUIRE( port != 0 );
+    sprintf( address, "127.0.0.1:%d", port );
 }
 
 /* Payloads check themselves: byte i of a payload of n bytes sent on stream
@@ -216,6 +263,52 @@ static void server_config_for_tests( struct netcode_server_config_t * config )
     netcode_default_server_config( config );
     config->protocol_id = TEST_PROTOCOL_ID;
     memcpy( config->private_key, test_private_key, NETCODE_KEY_BYTES );
+}
+
+/* The type of a config's send_packet_override. */
+typedef void send_override_function( void * context, struct netcode_address_t * to, const uint8_t * data,
+                                     int bytes );
+
+/* Override mode with no network: every datagram sent is dropped and none
+   is ever received. */
+static void ignore_send( void * c, struct netcode_address_t * a, const uint8_t * d, int n )
+{
+    (void) c; (void) a; (void) d; (void) n;
+}
+
+static int receive_nothing( void * c, struct netcode_address_t * a, uint8_t * d, int n )
+{
+    (void) c; (void) a; (void) d; (void) n;
+    return 0;
+}
+
+/* A server (a client) on the config the caller filled, in override mode
+   with the given send override (ignore_send: the network drops
+   everything) and receive_nothing: no socket is bound, so its address
+   (10.99.0.1:40000, the client's 10.99.0.2:50000) need not be one of this
+   machine's. The test ends if it cannot be made. */
+static struct netcode_server_t * create_override_server( struct netcode_server_config_t * config,
+                                                         send_override_function * send_override, double time )
+{
+    struct netcode_server_t * server;
+    config->override_send_and_receive = 1;
+    config->send_packet_override = send_override;
+    config->receive_packet_override = receive_nothing;
+    server = netcode_server_create( "10.99.0.1:40000", config, time );
+    REQUIRE( server != NULL );
+    return server;
+}
+
+static struct netcode_client_t * create_override_client( struct netcode_client_config_t * config,
+                                                         send_override_function * send_override, double time )
+{
+    struct netcode_client_t * client;
+    config->override_send_and_receive = 1;
+    config->send_packet_override = send_override;
+    config->receive_packet_override = receive_nothing;
+    client = netcode_client_create( "10.99.0.2:50000", config, time );
+    REQUIRE( client != NULL );
+    return client;
 }
 
 /* The library's state names, for messages. */

@@ -57,17 +57,6 @@ static void client_sends( void * context, int client_index, const uint8_t * data
     netcode_server_process_loopback_packet( p->server, client_index, data, bytes, sequence );
 }
 
-static void ignore_send( void * c, struct netcode_address_t * a, const uint8_t * d, int n )
-{
-    (void) c; (void) a; (void) d; (void) n;
-}
-
-static int receive_nothing( void * c, struct netcode_address_t * a, uint8_t * d, int n )
-{
-    (void) c; (void) a; (void) d; (void) n;
-    return 0;
-}
-
 static int assert_calls = 0;
 
 static void counting_assert( const char * condition, const char * function, const char * file, int line )
@@ -265,19 +254,11 @@ static void objects( void )
     server_config_for_tests( &server_config );
     server_config.callback_context = &p;
     server_config.send_loopback_packet_callback = server_sends;
-    server_config.override_send_and_receive = 1;
-    server_config.send_packet_override = ignore_send;
-    server_config.receive_packet_override = receive_nothing;
-    p.server = netcode_server_create( "10.99.0.1:40000", &server_config, 0.0 );
-    REQUIRE( p.server != NULL );
+    p.server = create_override_server( &server_config, ignore_send, 0.0 );
     netcode_default_client_config( &client_config );
     client_config.callback_context = &p;
     client_config.send_loopback_packet_callback = client_sends;
-    client_config.override_send_and_receive = 1;
-    client_config.send_packet_override = ignore_send;
-    client_config.receive_packet_override = receive_nothing;
-    p.client = netcode_client_create( "10.99.0.2:50000", &client_config, 0.0 );
-    REQUIRE( p.client != NULL );
+    p.client = create_override_client( &client_config, ignore_send, 0.0 );
 
     /* Server: max_clients out of range leaves it stopped. */
     GARBAGE( 1, netcode_server_start( p.server, 0 ) );
@@ -472,10 +453,7 @@ static void hooks( void )
 
 int main( void )
 {
-    test_name = "garbage";
-    REQUIRE( netcode_init() == NETCODE_OK );
-    netcode_log_level( NETCODE_LOG_LEVEL_ERROR );
-    netcode_set_printf_function( counting_printf );
+    start_test( "garbage", NETCODE_LOG_LEVEL_ERROR );
     netcode_set_assert_function( counting_assert );
 
     globals();

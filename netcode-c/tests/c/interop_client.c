@@ -24,18 +24,9 @@ int main( int argc, char ** argv )
     uint8_t payload[NETCODE_MAX_PACKET_SIZE];
     uint64_t client_id;
     long sent = 0, received = 0, bad = 0;
-    int connected = 0, i;
+    int connected = 0;
 
-    test_name = "interop client";
-    for ( i = 1; i < argc; i++ )
-    {
-        if ( strcmp( argv[i], "--seconds" ) == 0 && i + 1 < argc )
-            seconds = atof( argv[++i] );
-        else
-            address = argv[i];
-    }
-    REQUIRE( netcode_init() == NETCODE_OK );
-    netcode_log_level( NETCODE_LOG_LEVEL_INFO );
+    start_interop( "interop client", argc, argv, &address, &seconds );
     REQUIRE( netcode_parse_address( address, &parsed ) == NETCODE_OK );
 
     netcode_default_client_config( &config );
@@ -46,8 +37,7 @@ int main( int argc, char ** argv )
     REQUIRE( make_token( 1, list, 30, 5, client_id, NULL, token ) == NETCODE_OK );
     say( "connecting to %s", address );
     netcode_client_connect( client, token );
-    for ( i = 0; i < NETCODE_MAX_PACKET_SIZE; i++ )
-        payload[i] = (uint8_t) ( i % 256 );
+    fill_example_payload( payload );
 
     started = netcode_time();
     while ( ( now = netcode_time() ) - started < seconds )

@@ -42,16 +42,7 @@ int main( int argc, char ** argv )
     long sent = 0, received = 0, bad = 0;
     int i;
 
-    test_name = "interop server";
-    for ( i = 1; i < argc; i++ )
-    {
-        if ( strcmp( argv[i], "--seconds" ) == 0 && i + 1 < argc )
-            seconds = atof( argv[++i] );
-        else
-            address = argv[i];
-    }
-    REQUIRE( netcode_init() == NETCODE_OK );
-    netcode_log_level( NETCODE_LOG_LEVEL_INFO );
+    start_interop( "interop server", argc, argv, &address, &seconds );
 
     server_config_for_tests( &config );
     config.callback_context = &server;
@@ -67,8 +58,7 @@ int main( int argc, char ** argv )
         listening.port = netcode_server_get_port( server );
         say( "server listening on %s", netcode_address_to_string( &listening, text ) );
     }
-    for ( i = 0; i < NETCODE_MAX_PACKET_SIZE; i++ )
-        payload[i] = (uint8_t) ( i % 256 );
+    fill_example_payload( payload );
 
     started = netcode_time();
     while ( ( now = netcode_time() ) - started < seconds )

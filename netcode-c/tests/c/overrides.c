@@ -104,7 +104,7 @@ static int receive_override( void * context, struct netcode_address_t * from, ui
     return d.bytes;
 }
 
-static int receive_nothing( void * context, struct netcode_address_t * from, uint8_t * data, int bytes )
+static int receive_nothing_counted( void * context, struct netcode_address_t * from, uint8_t * data, int bytes )
 {
     struct endpoint * e = (struct endpoint *) context;
     (void) from; (void) data; (void) bytes;
@@ -155,19 +155,27 @@ static void pump_queue( struct netcode_server_t * server, struct netcode_client_
         netcode_client_process_packet( client, &d.from, d.data, d.bytes );
 }
 
+/* One frame, 50 ms on: the client, then the server, each followed by the
+   test's pump when it carries the datagrams. */
+static void frame( struct netcode_server_t * server, struct netcode_client_t * client, double * t, int pump,
+                   struct netcode_address_t * server_address, struct netcode_address_t * client_address )
+{
+    *t += 0.05;
+    netcode_client_update( client, *t );
+    if ( pump )
+        pump_queue( server, client, server_address, client_address );
+    netcode_server_update( server, *t );
+    if ( pump )
+        pump_queue( server, client, server_address, client_address );
+}
+
 static int connect_pair( struct netcode_server_t * server, struct netcode_client_t * client, double * t, int pump,
                          struct netcode_address_t * server_address, struct netcode_address_t * client_address )
 {
     int frames;
     for ( frames = 0; frames < 500; frames++ )
     {
-        *t += 0.05;
-        netcode_client_update( client, *t );
-        if ( pump )
-            pump_queue( server, client, server_address, client_address );
-        netcode_server_update( server, *t );
-        if ( pump )
-            pump_queue( server, client, server_address, client_address );
+        frame( server, client, t, pump, server_address, client_address );
         if ( netcode_client_state( client ) == NETCODE_CLIENT_STATE_CONNECTED )
             return 1;
         if ( netcode_client_state( client ) <= 0 )
@@ -191,13 +199,7 @@ static void exchange( struct netcode_server_t * server, struct netcode_client_t 
         netcode_client_send_packet( client, data, n );
         fill_payload( data, n, 6 );
         netcode_server_send_packet( server, 0, data, n );
-        *t += 0.05;
-        netcode_client_update( client, *t );
-        if ( pump )
-            pump_queue( server, client, server_address, client_address );
-        netcode_server_update( server, *t );
-        if ( pump )
-            pump_queue( server, client, server_address, client_address );
+        frame( server, client, t, pump, server_address, client_address );
         while ( ( packet = netcode_server_receive_packet( server, 0, &bytes, &sequence ) ) != NULL )
         {
             CHECK( bytes == ( got_server * 37 ) % NETCODE_MAX_PACKET_SIZE + 1 );
@@ -260,10 +262,7 @@ int main( void )
     double t = 1.0;
     int sockets_before, sockets_after, i;
 
-    test_name = "overrides";
-    REQUIRE( netcode_init() == NETCODE_OK );
-    netcode_log_level( NETCODE_LOG_LEVEL_INFO );
-    netcode_set_printf_function( counting_printf );
+    start_test( "overrides", NETCODE_LOG_LEVEL_INFO );
     memset( &server_end, 0, sizeof( server_end ) );
     memset( &client_end, 0, sizeof( client_end ) );
     memset( &server2_end, 0, sizeof( server2_end ) );
@@ -321,12 +320,12 @@ int main( void )
 
     /* The second pair: the test hands over every datagram itself. */
     server_config.callback_context = &server2_end;
-    server_config.receive_packet_override = receive_nothing;
+    server_config.receive_packet_override = receive_nothing_counted;
     server2 = netcode_server_create( "10.99.0.3:40001", &server_config, t );
     REQUIRE( server2 != NULL );
     netcode_server_start( server2, 1 );
     client_config.callback_context = &client2_end;
-    client_config.receive_packet_override = receive_nothing;
+    client_config.receive_packet_override = receive_nothing_counted;
     client2 = netcode_client_create( "10.99.0.4:50001", &client_config, t );
     REQUIRE( client2 != NULL );
     list[0] = "10.99.0.3:40001";

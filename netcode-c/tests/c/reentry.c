@@ -38,16 +38,15 @@ static void counted_free( void * context, void * pointer )
     free( pointer );
 }
 
-static void ignore_send( void * c, struct netcode_address_t * a, const uint8_t * d, int n )
-{
-    (void) c; (void) a; (void) d; (void) n;
-}
-
-static int receive_nothing( void * c, struct netcode_address_t * a, uint8_t * d, int n )
-{
-    (void) c; (void) a; (void) d; (void) n;
-    return 0;
-}
+/* A client or a server config whose allocations are counted in memory
+   (zeroed first). */
+#define COUNT_ALLOCATIONS( config, memory )              \
+    do {                                                 \
+        memset( &(memory), 0, sizeof( memory ) );        \
+        (config).allocator_context = &(memory);          \
+        (config).allocate_function = counted_allocate;   \
+        (config).free_function = counted_free;           \
+    } while ( 0 )
 
 /* --- a client destroyed by its own state change callback */
 
@@ -84,18 +83,11 @@ static void client_destroyed_in_callback( void )
 
     say( "--- a client destroyed by its own state change callback" );
     memset( &context, 0, sizeof( context ) );
-    memset( &memory, 0, sizeof( memory ) );
     netcode_default_client_config( &config );
-    config.allocator_context = &memory;
-    config.allocate_function = counted_allocate;
-    config.free_function = counted_free;
+    COUNT_ALLOCATIONS( config, memory );
     config.callback_context = &context;
     config.state_change_callback = client_state_changed;
-    config.override_send_and_receive = 1;
-    config.send_packet_override = ignore_send;
-    config.receive_packet_override = receive_nothing;
-    context.client = netcode_client_create( "10.99.0.2:50000", &config, 0.0 );
-    REQUIRE( context.client != NULL );
+    context.client = create_override_client( &config, ignore_send, 0.0 );
     servers[0] = "10.99.0.1:40000";
     REQUIRE( make_token( 1, servers, 30, 5, 1, NULL, token ) == NETCODE_OK );
     context.destroy_on = NETCODE_CLIENT_STATE_SENDING_CONNECTION_REQUEST;
@@ -147,19 +139,12 @@ static void server_destroyed_in_callback( void )
 
     say( "--- a server destroyed by its own connect callback" );
     memset( &context, 0, sizeof( context ) );
-    memset( &memory, 0, sizeof( memory ) );
     server_config_for_tests( &config );
-    config.allocator_context = &memory;
-    config.allocate_function = counted_allocate;
-    config.free_function = counted_free;
+    COUNT_ALLOCATIONS( config, memory );
     config.callback_context = &context;
     config.connect_disconnect_callback = server_connect_disconnect;
     config.send_loopback_packet_callback = server_loopback_send;
-    config.override_send_and_receive = 1;
-    config.send_packet_override = ignore_send;
-    config.receive_packet_override = receive_nothing;
-    context.server = netcode_server_create( "10.99.0.1:40000", &config, 0.0 );
-    REQUIRE( context.server != NULL );
+    context.server = create_override_server( &config, ignore_send, 0.0 );
     netcode_server_start( context.server, 2 );
     context.destroy_on_connect = 1;
     netcode_server_connect_loopback_client( context.server, 0, 77, NULL );
@@ -214,11 +199,7 @@ static void overrides_call_in( void )
     memset( &context, 0, sizeof( context ) );
     netcode_default_client_config( &client_config );
     client_config.callback_context = &context;
-    client_config.override_send_and_receive = 1;
-    client_config.send_packet_override = client_send_calls_in;
-    client_config.receive_packet_override = receive_nothing;
-    context.client = netcode_client_create( "10.99.0.2:50000", &client_config, 0.0 );
-    REQUIRE( context.client != NULL );
+    context.client = create_override_client( &client_config, client_send_calls_in, 0.0 );
     servers[0] = "10.99.0.1:40000";
     REQUIRE( make_token( 1, servers, 30, 5, 1, NULL, token ) == NETCODE_OK );
     netcode_client_connect( context.client, token );
@@ -233,11 +214,7 @@ static void overrides_call_in( void )
 
     server_config_for_tests( &server_config );
     server_config.callback_context = &context;
-    server_config.override_send_and_receive = 1;
-    server_config.send_packet_override = server_send_calls_in;
-    server_config.receive_packet_override = receive_nothing;
-    context.server = netcode_server_create( "10.99.0.1:40000", &server_config, 0.0 );
-    REQUIRE( context.server != NULL );
+    context.server = create_override_server( &server_config, server_send_calls_in, 0.0 );
     netcode_server_start( context.server, 2 );
     /* A connection request, made from a token issued after the start,
        makes the server send a challenge: prefix 0, then the token's
@@ -303,20 +280,12 @@ static void loopback_destroys_the_other_side( void )
     server_config_for_tests( &server_config );
     server_config.callback_context = &pair;
     server_config.send_loopback_packet_callback = pair_server_sends;
-    server_config.override_send_and_receive = 1;
-    server_config.send_packet_override = ignore_send;
-    server_config.receive_packet_override = receive_nothing;
-    pair.server = netcode_server_create( "10.99.0.1:40000", &server_config, 0.0 );
-    REQUIRE( pair.server != NULL );
+    pair.server = create_override_server( &server_config, ignore_send, 0.0 );
     netcode_server_start( pair.server, 1 );
     netcode_default_client_config( &client_config );
     client_config.callback_context = &pair;
     client_config.send_loopback_packet_callback = pair_client_sends;
-    client_config.override_send_and_receive = 1;
-    client_config.send_packet_override = ignore_send;
-    client_config.receive_packet_override = receive_nothing;
-    pair.client = netcode_client_create( "10.99.0.2:50000", &client_config, 0.0 );
-    REQUIRE( pair.client != NULL );
+    pair.client = create_override_client( &client_config, ignore_send, 0.0 );
     netcode_server_connect_loopback_client( pair.server, 0, 1, NULL );
     netcode_client_connect_loopback( pair.client, 0, 1 );
     netcode_client_send_packet( pair.client, data, sizeof( data ) );
@@ -342,18 +311,10 @@ static void wrong_objects( void )
 
     say( "--- a server given to client functions, a client to server functions" );
     server_config_for_tests( &server_config );
-    server_config.override_send_and_receive = 1;
-    server_config.send_packet_override = ignore_send;
-    server_config.receive_packet_override = receive_nothing;
-    server = netcode_server_create( "10.99.0.1:40000", &server_config, 0.0 );
-    REQUIRE( server != NULL );
+    server = create_override_server( &server_config, ignore_send, 0.0 );
     netcode_server_start( server, 2 );
     netcode_default_client_config( &client_config );
-    client_config.override_send_and_receive = 1;
-    client_config.send_packet_override = ignore_send;
-    client_config.receive_packet_override = receive_nothing;
-    client = netcode_client_create( "10.99.0.2:50000", &client_config, 0.0 );
-    REQUIRE( client != NULL );
+    client = create_override_client( &client_config, ignore_send, 0.0 );
 
     before = log_lines;
     netcode_client_update( (struct netcode_client_t *) server, 1.0 );
@@ -390,11 +351,7 @@ static void destroyed_objects( void )
 
     say( "--- a client destroyed twice; a client and a server called after their destroy" );
     netcode_default_client_config( &client_config );
-    client_config.override_send_and_receive = 1;
-    client_config.send_packet_override = ignore_send;
-    client_config.receive_packet_override = receive_nothing;
-    client = netcode_client_create( "10.99.0.2:50000", &client_config, 0.0 );
-    REQUIRE( client != NULL );
+    client = create_override_client( &client_config, ignore_send, 0.0 );
     netcode_client_destroy( client );
     before = log_lines;
     netcode_client_destroy( client );
@@ -405,11 +362,7 @@ static void destroyed_objects( void )
     CHECK( log_lines >= before + 5 );
 
     server_config_for_tests( &server_config );
-    server_config.override_send_and_receive = 1;
-    server_config.send_packet_override = ignore_send;
-    server_config.receive_packet_override = receive_nothing;
-    server = netcode_server_create( "10.99.0.1:40000", &server_config, 0.0 );
-    REQUIRE( server != NULL );
+    server = create_override_server( &server_config, ignore_send, 0.0 );
     netcode_server_start( server, 2 );
     netcode_server_destroy( server );
     before = log_lines;
@@ -423,10 +376,7 @@ static void destroyed_objects( void )
 
 int main( void )
 {
-    test_name = "reentry";
-    REQUIRE( netcode_init() == NETCODE_OK );
-    netcode_log_level( NETCODE_LOG_LEVEL_ERROR );
-    netcode_set_printf_function( counting_printf );
+    start_test( "reentry", NETCODE_LOG_LEVEL_ERROR );
 
     client_destroyed_in_callback();
     server_destroyed_in_callback();

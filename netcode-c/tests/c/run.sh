@@ -213,6 +213,28 @@ finish_background() {
   fi
 }
 
+# What the C interop server's lines start with, as a pattern.
+c_server_prefix='\[interop server\] '
+
+# start_server NAME LOG PREFIX COMMAND...: runs the server COMMAND in the
+# background, its output into LOG, and waits up to 20 s for its line
+# "PREFIXserver listening on ADDRESS" (PREFIX a pattern): sets pid and
+# address; otherwise shows the log's end, fails "NAME did not start" and
+# returns 1.
+start_server() {
+  local name=$1 log=$2 prefix=$3
+  shift 3
+  "$@" >"$log" 2>&1 &
+  pid=$!
+  background+=("$pid")
+  if ! wait_for "$log" "^${prefix}server listening on" 20 "$pid"; then
+    tail -n 20 "$log" | sed 's/^/    | /'
+    fail "$name did not start"
+    return 1
+  fi
+  address=$(sed -n "s/^${prefix}server listening on \([^ ]*\).*/\1/p" "$log" | head -n 1)
+}
+
 section "interop: C programs on libnetcode (sanitized) with this repository's Rust server and client"
 if cargo build --locked -p netcode-examples --bin netcode-server --bin netcode-client >"$out/examples-build.log" 2>&1; then
   rust_server="$target_dir/debug/netcode-server"
@@ -220,32 +242,19 @@ if cargo build --locked -p netcode-examples --bin netcode-server --bin netcode-c
 
   # Our C client against the Rust server: both judge the run.
   log="$out/interop-rust-server.log"
-  "$rust_server" 127.0.0.1:0 --seconds 5 >"$log" 2>&1 &
-  pid=$!
-  background+=("$pid")
-  if wait_for "$log" "^server listening on" 20 "$pid"; then
-    address=$(sed -n 's/^server listening on \([^ ]*\).*/\1/p' "$log" | head -n 1)
+  if start_server "the Rust server" "$log" "" "$rust_server" 127.0.0.1:0 --seconds 5; then
     run "C client on libnetcode -> Rust server (the C client's verdict)" "$out/interop-c-client.log" 30 \
       "$out/sanitized/interop_client" "$address" --seconds 3
     finish_background "C client on libnetcode -> Rust server (the Rust server's verdict)" "$pid" "$log"
-  else
-    tail -n 20 "$log" | sed 's/^/    | /'
-    fail "the Rust server did not start"
   fi
 
   # The Rust client against our C server.
   log="$out/interop-c-server.log"
-  "$out/sanitized/interop_server" 127.0.0.1:0 --seconds 5 >"$log" 2>&1 &
-  pid=$!
-  background+=("$pid")
-  if wait_for "$log" "^\[interop server\] server listening on" 20 "$pid"; then
-    address=$(sed -n 's/^\[interop server\] server listening on \([^ ]*\).*/\1/p' "$log" | head -n 1)
+  if start_server "the C server on libnetcode" "$log" "$c_server_prefix" \
+    "$out/sanitized/interop_server" 127.0.0.1:0 --seconds 5; then
     run "Rust client -> C server on libnetcode (the Rust client's verdict)" "$out/interop-rust-client.log" 30 \
       "$rust_client" "$address" --seconds 3
     finish_background "Rust client -> C server on libnetcode (the C server's verdict)" "$pid" "$log"
-  else
-    tail -n 20 "$log" | sed 's/^/    | /'
-    fail "the C server on libnetcode did not start"
   fi
 else
   tail -n 30 "$out/examples-build.log" | sed 's/^/    | /'
@@ -280,11 +289,8 @@ fi
 if [ -n "${NETCODE_C_CLIENT:-}" ]; then
   if [ -x "$NETCODE_C_CLIENT" ]; then
     log="$out/reference-client-server.log"
-    "$out/sanitized/interop_server" 127.0.0.1:0 --seconds 5 >"$log" 2>&1 &
-    pid=$!
-    background+=("$pid")
-    if wait_for "$log" "^\[interop server\] server listening on" 20 "$pid"; then
-      address=$(sed -n 's/^\[interop server\] server listening on \([^ ]*\).*/\1/p' "$log" | head -n 1)
+    if start_server "the C server on libnetcode" "$log" "$c_server_prefix" \
+      "$out/sanitized/interop_server" 127.0.0.1:0 --seconds 5; then
       "$NETCODE_C_CLIENT" "$address" >"$out/reference-client.log" 2>&1 &
       client_pid=$!
       background+=("$client_pid")
@@ -306,8 +312,6 @@ if [ -n "${NETCODE_C_CLIENT:-}" ]; then
           fail "the reference's client died (exit status $client_status)"
         fi
       fi
-    else
-      fail "the C server on libnetcode did not start"
     fi
   else
     fail "NETCODE_C_CLIENT=$NETCODE_C_CLIENT is not an executable"

@@ -86,12 +86,9 @@ int main( void )
     int i, j;
     long frames = 0;
 
-    test_name = "soak";
     if ( env && atof( env ) > 0 )
         limit = atof( env );
-    REQUIRE( netcode_init() == NETCODE_OK );
-    netcode_log_level( NETCODE_LOG_LEVEL_ERROR );
-    netcode_set_printf_function( counting_printf );
+    start_test( "soak", NETCODE_LOG_LEVEL_ERROR );
 
     for ( i = 0; i < NUM_SERVERS; i++ )
     {

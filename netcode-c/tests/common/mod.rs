@@ -1,9 +1,17 @@
 //! What the Rust tests of the C API share: a counting allocator for the
-//! configs, a recorder of state changes, and the workspace's fixtures.
+//! configs, a recorder of state changes, an in-memory network for
+//! netcode-std's side of override-mode tests, and the workspace's
+//! fixtures.
 #![allow(dead_code, unreachable_pub)]
 
 use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
+use std::io;
+use std::net::SocketAddr;
+use std::rc::Rc;
+
+use netcode_std::transport::Socket;
 
 #[allow(unused_imports)]
 pub use test_fixtures::*;
@@ -123,4 +131,40 @@ pub unsafe extern "C" fn record_loopback(
 /// Whether the log lines mention `text`.
 pub fn logged(lines: &[String], text: &str) -> bool {
     lines.iter().any(|l| l.contains(text))
+}
+
+/// Datagrams waiting for each address, with their senders: an in-memory
+/// network.
+pub type Network = Rc<RefCell<HashMap<SocketAddr, VecDeque<(Vec<u8>, SocketAddr)>>>>;
+
+/// A netcode-std socket at `local` on a [`Network`].
+#[derive(Debug)]
+pub struct NetworkSocket {
+    pub network: Network,
+    pub local: SocketAddr,
+}
+
+impl Socket for NetworkSocket {
+    fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
+        self.network
+            .borrow_mut()
+            .entry(to)
+            .or_default()
+            .push_back((datagram.to_vec(), self.local));
+        Ok(datagram.len())
+    }
+
+    fn recv_from(&self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        let next = self
+            .network
+            .borrow_mut()
+            .get_mut(&self.local)
+            .and_then(VecDeque::pop_front);
+        let Some((datagram, from)) = next else {
+            return Err(io::ErrorKind::WouldBlock.into());
+        };
+        let len = datagram.len().min(buffer.len());
+        buffer[..len].copy_from_slice(&datagram[..len]);
+        Ok((len, from))
+    }
 }

@@ -7,23 +7,22 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::ffi::{CString, c_int, c_void};
-use std::io;
 use std::net::SocketAddr;
-use std::rc::Rc;
 
 use netcode::*;
-use netcode_std::transport::Socket;
 use test_fixtures::{PRIVATE_KEY, PROTOCOL_ID};
+
+// The in-memory network, shared with the client tests.
+#[path = "../common/mod.rs"]
+mod common;
+pub use common::{Network, NetworkSocket};
 
 unsafe extern "C" {
     fn malloc(size: usize) -> *mut c_void;
     fn free(pointer: *mut c_void);
 }
-
-/// Datagrams waiting for each address, with their senders.
-pub type Network = Rc<RefCell<HashMap<SocketAddr, VecDeque<(Vec<u8>, SocketAddr)>>>>;
 
 /// A test's hook run inside each connect/disconnect callback: the world,
 /// the slot, and 1 (connected) or 0.
@@ -133,6 +132,18 @@ impl World {
     /// Whether every allocation was freed (and there was at least one).
     pub fn balanced(&self) -> bool {
         self.allocations.get() > 0 && self.allocations.get() == self.frees.get()
+    }
+
+    /// Asserts that every allocation was freed (and there was at least
+    /// one).
+    #[track_caller]
+    pub fn assert_balanced(&self) {
+        assert!(
+            self.balanced(),
+            "allocations {} frees {}",
+            self.allocations.get(),
+            self.frees.get()
+        );
     }
 
     /// A socket of this world's network at `local`, for a netcode-std
@@ -291,38 +302,6 @@ unsafe extern "C" fn network_receive(
         from.write(c_address(sender));
     }
     datagram.len() as c_int
-}
-
-/// A netcode-std socket on the world's network.
-#[derive(Debug)]
-pub struct NetworkSocket {
-    network: Network,
-    local: SocketAddr,
-}
-
-impl Socket for NetworkSocket {
-    fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
-        self.network
-            .borrow_mut()
-            .entry(to)
-            .or_default()
-            .push_back((datagram.to_vec(), self.local));
-        Ok(datagram.len())
-    }
-
-    fn recv_from(&self, buffer: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        let next = self
-            .network
-            .borrow_mut()
-            .get_mut(&self.local)
-            .and_then(VecDeque::pop_front);
-        let Some((datagram, from)) = next else {
-            return Err(io::ErrorKind::WouldBlock.into());
-        };
-        let len = datagram.len().min(buffer.len());
-        buffer[..len].copy_from_slice(&datagram[..len]);
-        Ok((len, from))
-    }
 }
 
 /// The C address of `address`, through `netcode_parse_address`.
