@@ -1,20 +1,27 @@
 /*
-    The C reference in the bench's counting runs: one case, N times, through
-    the public API of netcode.h, each operation inside measured_once(), its
-    inputs made before (bench/src/count.rs says how the runs are measured;
-    benches/counts.rs runs this program when NETCODE_C_BENCH names it).
+    The C API in the bench's counting runs: one case, N times, through the
+    public API of netcode.h, each operation inside measured_once(), its
+    inputs made before (bench/src/count.rs says how the runs are measured).
+    The same source is built twice, and benches/counts.rs runs each build
+    when its variable names it:
 
-    Not built by any script of this repository. With a checkout of the C
-    reference at $NETCODE (netcode.c, netcode.h, sodium/):
+    * against the C reference (NETCODE_C_BENCH): not built by any script of
+      this repository. With a checkout of the reference at $NETCODE
+      (netcode.c, netcode.h, sodium/):
 
         cc -O2 -DNDEBUG -I"$NETCODE" -I"$NETCODE/sodium" bench/c/netcode_c_bench.c \
             "$NETCODE/netcode.c" "$NETCODE/sodium/sodium.c" -lm -o netcode-c-bench
 
+    * against this project's netcode-c (NETCODE_C_API_BENCH): its header
+      netcode-c/include/netcode.h and its release libnetcode.a, built by
+      bench/scripts/c-api.sh (which then runs the counts with it).
+
     Usage: netcode-c-bench CASE N, CASE as in src/bin/netcode-count/main.rs:
     send-100, send-1200, receive-100, receive-1200, request, garbage,
-    handshake, token, tick-16, tick-256 (N counts ticks; the reference's
-    servers hold at most 256 clients), loopback-100, loopback-1200. Prints "ns_per_op X";
-    an unknown case exits 2 with "not offered".
+    handshake, token, tick-16, tick-256 (N counts ticks; a server of either
+    library holds at most NETCODE_MAX_CLIENTS, 256), loopback-100,
+    loopback-1200. Prints "ns_per_op X"; an unknown case exits 2 with "not
+    offered".
 
     In-memory cases use the API's own hooks: send_packet_override captures
     each datagram, and netcode_server_process_packet /
@@ -22,6 +29,12 @@
     those calls take (every client's, the server's) are formatted and
     parsed once before any case runs (senders, below), so that a measured
     call is library work only.
+
+    Tokens are issued after the server that takes them has started (the
+    request and handshake cases make them for each batch, after its server
+    starts; not measured): a server that applies the restart rule of the
+    reference's 1.4.5, as netcode-c does, refuses a token issued before it
+    started.
 */
 
 #include "netcode.h"
@@ -291,24 +304,30 @@ static void request_one( void * s, long i )
     netcode_server_process_packet( st->server, &senders[i], st->requests[i], st->lens[i] );
 }
 
-static double request_case( long n )
+/* The connection requests of clients 0 to k - 1, each made by a client of
+   its own with a token issued now: after the server that takes them has
+   started (see the comment at the top). */
+static void make_requests( long k, uint8_t (*requests)[MAX_DATAGRAM], int * lens )
 {
-    static uint8_t tokens[BATCH][NETCODE_CONNECT_TOKEN_BYTES];
-    static uint8_t originals[BATCH][MAX_DATAGRAM];
-    static uint8_t copies[BATCH][MAX_DATAGRAM];
-    static int lens[BATCH];
+    uint8_t token[NETCODE_CONNECT_TOKEN_BYTES];
     long i;
-    for ( i = 0; i < BATCH; i++ )
+    for ( i = 0; i < k; i++ )
     {
         struct capture out = { { 0 }, 0, 0 };
         struct netcode_client_t * client = memory_client( &out, i );
-        make_token( (uint64_t) i + 1, server_address, tokens[i] );
-        netcode_client_connect( client, tokens[i] );
+        make_token( (uint64_t) i + 1, server_address, token );
+        netcode_client_connect( client, token );
         netcode_client_update( client, 1.0 );
-        memcpy( originals[i], out.bytes, (size_t) out.len );
+        memcpy( requests[i], out.bytes, (size_t) out.len );
         lens[i] = out.len;
         netcode_client_destroy( client );
     }
+}
+
+static double request_case( long n )
+{
+    static uint8_t requests[BATCH][MAX_DATAGRAM];
+    static int lens[BATCH];
     double total = 0.0;
     long left = n;
     while ( left > 0 )
@@ -317,8 +336,8 @@ static double request_case( long n )
         left -= k;
         struct capture challenges = { { 0 }, 0, 0 };
         struct netcode_server_t * server = memory_server( &challenges, BATCH );
-        memcpy( copies, originals, sizeof( copies ) );
-        struct request_state st = { server, copies, lens };
+        make_requests( k, requests, lens );
+        struct request_state st = { server, requests, lens };
         total += measure( request_one, &st, k );
         if ( challenges.sent != k )
         {
@@ -335,8 +354,6 @@ static double handshake_case( long n )
     static uint8_t tokens[BATCH][NETCODE_CONNECT_TOKEN_BYTES];
     static struct capture ups[BATCH];
     long i;
-    for ( i = 0; i < BATCH; i++ )
-        make_token( (uint64_t) i + 1, server_address, tokens[i] );
     double total = 0.0;
     long left = n;
     while ( left > 0 )
@@ -347,7 +364,10 @@ static double handshake_case( long n )
         struct netcode_server_t * server = memory_server( &down, BATCH );
         struct netcode_client_t * clients[BATCH];
         for ( i = 0; i < k; i++ )
+        {
+            make_token( (uint64_t) i + 1, server_address, tokens[i] );
             clients[i] = memory_client( &ups[i], i );
+        }
         struct handshake_state h = { server, &down, clients, ups, tokens, { { { 0 } }, 0, 0 } };
         netcode_parse_address( server_address, &h.server_address );
         total += measure( handshake_one, &h, k );

@@ -1,9 +1,10 @@
 //! The counting program's cases run and check themselves (each asserts that
 //! its operations did what they should: every payload read, one challenge
 //! per request, every handshake connected, garbage unanswered), for every
-//! implementation that offers them; and the C reference's, when
-//! `NETCODE_C_BENCH` names its build (otherwise that test is ignored, with
-//! the reason: see `build.rs`). Nothing is timed here.
+//! implementation that offers them; and the C program's, built against the
+//! C reference when `NETCODE_C_BENCH` names it and against netcode-c when
+//! `NETCODE_C_API_BENCH` does (otherwise each test is ignored, with the
+//! reason: see `build.rs`). Nothing is timed here.
 
 use std::path::Path;
 
@@ -82,6 +83,24 @@ fn an_unknown_case_is_refused() {
 fn the_c_reference_offers_every_case_but_ticks_over_its_cap() {
     let Some(exe) = std::env::var_os("NETCODE_C_BENCH") else {
         panic!("NETCODE_C_BENCH is not set: point it at a build of bench/c/netcode_c_bench.c");
+    };
+    let c = Program {
+        exe: Path::new(&exe),
+        args: &[],
+    };
+    assert_eq!(run_all(&c), ["tick-1024", "tick-4096"]);
+}
+
+#[test]
+#[cfg_attr(
+    not(netcode_c_api_bench),
+    ignore = "NETCODE_C_API_BENCH unset: `bash bench/scripts/c-api.sh --build` builds bench/c/netcode_c_bench.c against netcode-c and prints its path"
+)]
+fn ours_through_the_c_api_offers_the_same_cases_as_the_reference() {
+    let Some(exe) = std::env::var_os("NETCODE_C_API_BENCH") else {
+        panic!(
+            "NETCODE_C_API_BENCH is not set: point it at bench/c/netcode_c_bench.c built against netcode-c"
+        );
     };
     let c = Program {
         exe: Path::new(&exe),
