@@ -15,8 +15,8 @@
 //!
 //! The header is parsed by the small reader in `reader.rs` (comments dropped,
 //! preprocessor lines read for `#define`s only). The C program is built
-//! with `$CC` (or `cc`) into a temporary directory; the libraries are the
-//! ones cargo built for this test run, next to its `deps` directory.
+//! with `$CC` (or `cc`) into a temporary directory; the libraries are
+//! built by the test itself (see `library_dir`).
 #![cfg(all(not(miri), any(target_os = "linux", target_os = "macos")))]
 
 mod reader;
@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{align_of, offset_of, size_of};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use netcode::abi::{self, netcode_address_t, netcode_client_config_t, netcode_server_config_t};
 use reader::*;
@@ -65,12 +66,37 @@ fn symbols(library: &Path, dynamic: bool) -> BTreeMap<String, char> {
     found
 }
 
-/// The directory cargo put this crate's libraries in: the profile
-/// directory above this test's `deps`.
+/// The directory holding `libnetcode.a` and the shared library, built
+/// for this test run: `cargo test` builds this crate as an rlib only, and
+/// holds the lock of its target directory while tests run, so the
+/// libraries C programs link are built here by a cargo of their own, in a
+/// target directory under this test's scratch space (once per run; later
+/// runs rebuild only what changed).
 fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    let deps = exe.parent().expect("deps");
-    deps.parent().expect("the profile directory").to_path_buf()
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("libnetcode");
+            let status = Command::new(env!("CARGO"))
+                .args([
+                    "build",
+                    "--locked",
+                    "--quiet",
+                    "-p",
+                    "netcode-c",
+                    "--target-dir",
+                ])
+                .arg(&target)
+                .current_dir(crate_dir())
+                .status()
+                .expect("run cargo build -p netcode-c");
+            assert!(
+                status.success(),
+                "cargo build -p netcode-c failed: {status}"
+            );
+            target.join("debug")
+        })
+        .clone()
 }
 
 fn shared_library_name() -> &'static str {
