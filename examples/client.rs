@@ -1,39 +1,63 @@
 //! A client that behaves like the C reference's `client.c`, so the two
-//! implementations' examples talk to each other.
+//! implementations' examples talk to each other; or, with `--matcher`, a
+//! client that gets its connect token from a `matcher` token service, as a
+//! game client gets one from its backend.
 //!
 //! `USAGE`, which `--help` prints, says what it does, what it takes and
 //! how it exits.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use lexopt::{Parser, ValueExt};
+use netcode_examples::matcher::{fetch_token, read_secret_file};
 use netcode_examples::{
-    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, Frames, Interrupt, PRIVATE_KEY, PROTOCOL_ID,
-    SERVER_ADDRESS, Tally, payload, run_program,
+    Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, CommandLineError, Frames, Interrupt,
+    PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, Tally, payload, run_program,
 };
 use netcode_std::proto::Key;
 use netcode_std::{
-    Client, ClientEvent, ClientState, ConnectTokenBuilder, parse_address, random_bytes,
+    CONNECT_TOKEN_BYTES, Client, ClientEvent, ClientState, ConnectTokenBuilder, parse_address,
+    random_bytes, random_client_id,
 };
 
 /// What `--help` prints.
 const USAGE: &str = "\
 client: a client that behaves like the C reference's client.c
 
-usage: cargo run --release -p netcode-examples --example client -- [SERVER_ADDRESS] [--seconds N]
+usage: cargo run --release -p netcode-examples --example client -- [SERVER_ADDRESS] [--seconds N] [--client-id N]
+       cargo run --release -p netcode-examples --example client -- --matcher URL --secret-file PATH [--seconds N] [--client-id N]
 
 Makes a connect token for SERVER_ADDRESS (default 127.0.0.1:40000) with
 protocol id 0x1122334455667788, the reference's test key, 30 s expiry,
-5 s timeout, a random client id and random user data, and connects from
-0.0.0.0 and :: (IPv4 only where there is no IPv6). Every 1/60 s while
-connected it sends the 1200-byte reference payload (byte i = i % 256)
-and checks every payload it receives; it prints each state change, a
-line when the first correct payload arrives, and a summary at the end. It stops when the connection ends, as client.c does,
+5 s timeout, a random client id and random user data. With --matcher it
+asks the matcher token service at URL for one instead (POST URL/token
+with the bearer secret, giving up after 10 s) and prints the client id,
+expiry, timeout and servers of the token it gets; if none comes it prints
+why (matcher unreachable, wrong secret (401), rate limited (429) with
+the wait asked for, another status with the matcher's error text, or a
+malformed answer) and exits 1.
+
+It connects from 0.0.0.0 and :: (IPv4 only where there is no IPv6).
+Every 1/60 s while connected it sends the 1200-byte reference payload
+(byte i = i % 256) and checks every payload it receives; it prints each
+state change, a line when the first correct payload arrives, and a
+summary at the end. It stops when the connection ends, as client.c does,
 and then exits 0 only if it connected and a correct payload went each
 way, else prints one `error:` line and exits 1.
 
 options:
   --seconds N  stop after N seconds at the latest, with the same verdict
                (default: run until the connection ends or it is stopped)
+  --client-id N
+               the client id, decimal or 0x hex (default: random)
+  --matcher URL
+               get the token from the matcher at URL (http://HOST:PORT
+               or https://HOST) instead of making one; the token names
+               the servers, so no SERVER_ADDRESS goes with it
+  --secret-file PATH
+               the file holding the matcher's bearer secret (surrounding
+               whitespace ignored); required with --matcher
   -h, --help   print this help
 
 Ctrl-C (SIGINT), SIGTERM or SIGHUP disconnects it at once, as client.c
@@ -43,16 +67,127 @@ verdict above holds.
 ";
 
 pub(crate) fn main() -> ExitCode {
-    run_program(USAGE, |parser| Args::parse(parser, 1), run)
+    run_program(USAGE, parse_args, run)
 }
 
-fn run(args: Args) -> Result<(), String> {
-    let text = args
-        .positional
-        .first()
-        .map_or(SERVER_ADDRESS, String::as_str);
-    let server_address =
+/// Where the token comes from.
+#[derive(Debug)]
+enum TokenSource {
+    /// Made here for this server address (text as given), with the
+    /// reference's test key.
+    Made(String),
+    /// Fetched from the matcher at this URL with the secret in this file.
+    Matcher { url: String, secret_file: PathBuf },
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+struct Request {
+    args: Args,
+    source: TokenSource,
+    client_id: Option<u64>,
+}
+
+/// The shared arguments, plus `--client-id N`, `--matcher URL` and
+/// `--secret-file PATH`.
+fn parse_args(parser: &mut Parser) -> Result<Request, CommandLineError> {
+    let (mut matcher, mut secret_file, mut client_id) = (None, None, None);
+    let args = Args::parse_with(parser, 1, |name, parser| {
+        match name {
+            "--matcher" => matcher = Some(parser.value()?.string()?),
+            "--secret-file" => secret_file = Some(PathBuf::from(parser.value()?)),
+            "--client-id" => client_id = Some(id_value(parser, name)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    })?;
+    let source = match (matcher, secret_file) {
+        (Some(_), _) if !args.positional.is_empty() => {
+            return Err(
+                "a SERVER_ADDRESS does not go with --matcher: the token names the servers"
+                    .to_owned()
+                    .into(),
+            );
+        }
+        (Some(url), Some(secret_file)) => TokenSource::Matcher { url, secret_file },
+        (Some(_), None) => return Err("--matcher needs --secret-file PATH".to_owned().into()),
+        (None, Some(_)) => return Err("--secret-file goes with --matcher URL".to_owned().into()),
+        (None, None) => TokenSource::Made(
+            args.positional
+                .first()
+                .map_or(SERVER_ADDRESS, String::as_str)
+                .to_owned(),
+        ),
+    };
+    Ok(Request {
+        args,
+        source,
+        client_id,
+    })
+}
+
+/// The value of `option`: a 64-bit id, decimal or `0x` hex.
+fn id_value(parser: &mut Parser, option: &str) -> Result<u64, CommandLineError> {
+    let text = parser.value()?.string()?;
+    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    }
+    .map_err(|_| format!("{option}: {text:?} is not a 64-bit id, decimal or 0x hex").into())
+}
+
+/// The connect token `source` gives for `client_id`, saying where it
+/// goes.
+fn connect_token(
+    source: &TokenSource,
+    client_id: u64,
+) -> Result<[u8; CONNECT_TOKEN_BYTES], String> {
+    match source {
+        TokenSource::Made(text) => {
+            let server_address =
+                parse_address(text).map_err(|e| format!("server address {text:?}: {e}"))?;
+            let mut user_data = [0u8; 256];
+            random_bytes(&mut user_data).map_err(|e| e.to_string())?;
+            let key = Key::from_bytes(PRIVATE_KEY);
+            let token = ConnectTokenBuilder::new(PROTOCOL_ID, &key, client_id)
+                .server_addresses([server_address])
+                .expire_seconds(CONNECT_TOKEN_EXPIRY)
+                .timeout_seconds(CONNECT_TOKEN_TIMEOUT)
+                .user_data(&user_data)
+                .generate()
+                .map_err(|e| format!("failed to generate connect token: {e}"))?;
+            println!("connecting to {server_address}");
+            Ok(token)
+        }
+        TokenSource::Matcher { url, secret_file } => {
+            let secret = read_secret_file(secret_file)?;
+            println!("asking the matcher at {url} for a connect token");
+            let fetched = fetch_token(url, &secret, PROTOCOL_ID, client_id)
+                .map_err(|e| format!("no connect token: {e}"))?;
+            let servers: Vec<String> = fetched.servers().iter().map(|a| a.to_string()).collect();
+            println!(
+                "got a connect token for client id {:016x}: expires in {} s, timeout {} s, servers {}",
+                fetched.client_id,
+                fetched.expire_seconds,
+                fetched.public.timeout_seconds,
+                servers.join(", ")
+            );
+            println!("connecting to {}", servers.join(" or "));
+            Ok(fetched.bytes)
+        }
+    }
+}
+
+fn run(request: Request) -> Result<(), String> {
+    let Request {
+        args,
+        source,
+        client_id,
+    } = request;
+    // A wrong server address is a mistake to report before anything else.
+    if let TokenSource::Made(text) = &source {
         parse_address(text).map_err(|e| format!("server address {text:?}: {e}"))?;
+    }
 
     let mut client = Client::new_dual("0.0.0.0", "::")
         .or_else(|_| Client::new("0.0.0.0"))
@@ -60,22 +195,13 @@ fn run(args: Args) -> Result<(), String> {
     let interrupt = Interrupt::catch()?;
     println!("[client]");
 
-    let mut id = [0u8; 8];
-    let mut user_data = [0u8; 256];
-    random_bytes(&mut id).map_err(|e| e.to_string())?;
-    random_bytes(&mut user_data).map_err(|e| e.to_string())?;
-    let client_id = u64::from_le_bytes(id);
+    let client_id = match client_id {
+        Some(id) => id,
+        None => random_client_id().map_err(|e| format!("no random client id: {e}"))?,
+    };
     println!("client id is {client_id:016x}");
 
-    let key = Key::from_bytes(PRIVATE_KEY);
-    let token = ConnectTokenBuilder::new(PROTOCOL_ID, &key, client_id)
-        .server_addresses([server_address])
-        .expire_seconds(CONNECT_TOKEN_EXPIRY)
-        .timeout_seconds(CONNECT_TOKEN_TIMEOUT)
-        .user_data(&user_data)
-        .generate()
-        .map_err(|e| format!("failed to generate connect token: {e}"))?;
-    println!("connecting to {server_address}");
+    let token = connect_token(&source, client_id)?;
     client
         .connect(&token)
         .map_err(|e| format!("failed to connect: {e}"))?;

@@ -1,11 +1,14 @@
 //! What the example programs share: the C reference examples' constants
 //! (protocol id, test key, token expiry and timeout, address, 60 Hz), their
 //! payload (1200 bytes whose byte i is `i % 256`), a tally of what went
-//! each way, a frame clock, their command lines (`args`) and Ctrl-C
-//! (`interrupt`).
+//! each way, a frame clock, their command lines (`args`), Ctrl-C
+//! (`interrupt`), and a client's connect token fetched from a `matcher`
+//! token service ([`matcher`]).
 
 mod args;
 mod interrupt;
+pub mod matcher;
+pub mod metrics;
 
 pub use args::{Args, CommandLineError, USAGE_ERROR, no_arguments, run_program, unexpected, value};
 pub use interrupt::{FORCED_EXIT, Interrupt};

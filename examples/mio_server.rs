@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use lexopt::Parser;
+use netcode_examples::metrics::serve_metrics;
 use netcode_examples::{
     Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, CommandLineError, Interrupt, PRIVATE_KEY,
     PROTOCOL_ID, SERVER_ADDRESS, Tally, describe, payload, print_listening, run_program, value,
@@ -39,11 +40,15 @@ const SLOTS: usize = 256;
 /// How often each connected client sends a payload.
 const SEND_INTERVAL: Duration = Duration::from_millis(50);
 
+/// How often, with `--metrics`, the server's figures are taken for the
+/// next scrape (the loop also wakes for it).
+const METRICS_INTERVAL: Duration = Duration::from_millis(100);
+
 /// What `--help` prints.
 const USAGE: &str = "\
 mio_server: an echo server on a mio event loop, with clients of its own
 
-usage: cargo run --release -p netcode-examples --example mio_server -- [ADDRESS [ADDRESS2]] [--seconds N] [--clients K]
+usage: cargo run --release -p netcode-examples --example mio_server -- [ADDRESS [ADDRESS2]] [--seconds N] [--clients K] [--metrics ADDR]
 
 Listens on ADDRESS (default 127.0.0.1:40000), and on ADDRESS2 too for
 dual stack; port 0 picks a free port, which the `server listening on`
@@ -62,6 +67,11 @@ options:
                received and echoed correct payloads and each of the K
                clients connected and got correct echoes, else print one
                `error:` line and exit 1 (default: run until stopped)
+  --metrics ADDR
+               serve Prometheus metrics at http://ADDR/metrics, taken
+               every 100 ms (port 0 picks a free port, which the
+               `metrics on` line shows); off by default. It has no
+               authentication: use a private address
   -h, --help   print this help
 
 Ctrl-C (SIGINT), SIGTERM or SIGHUP wakes the loop and stops the server
@@ -80,7 +90,8 @@ struct Player {
     tally: Tally,
 }
 
-fn run((args, client_count): (Args, usize)) -> Result<(), String> {
+fn run((args, options): (Args, Options)) -> Result<(), String> {
+    let client_count = options.clients;
     let mut poll = Poll::new().map_err(|e| format!("failed to create the poll: {e}"))?;
     let mut events = Events::with_capacity(1024);
     // Ctrl-C wakes the loop, which may be asleep with no deadline at all;
@@ -107,6 +118,9 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
     server
         .start(SLOTS.max(client_count).min(MAX_CLIENTS))
         .map_err(|e| format!("failed to start server: {e}"))?;
+    // Served before the `listening on` line, so a script that reads it
+    // can scrape at once.
+    let mut metrics = serve_metrics(options.metrics)?;
     println!("[mio server]");
     print_listening(server.public_address(), server.secondary_address());
 
@@ -127,6 +141,7 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
     let epoch = Instant::now();
     let seconds = || epoch.elapsed().as_secs_f64();
     let mut next_send = 0.0;
+    let mut next_record = 0.0;
     let mut wakeups = 0u64;
     loop {
         if interrupt.requested() {
@@ -142,6 +157,7 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
             .filter_map(|p| p.client.poll_timeout(now))
             .chain(server.poll_timeout(now))
             .chain((!players.is_empty()).then_some(until(next_send)))
+            .chain(metrics.is_some().then_some(until(next_record)))
             .chain(args.seconds.map(until))
             .min();
         match poll.poll(&mut events, timeout) {
@@ -172,6 +188,9 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
                 }
                 ServerEvent::ClientDisconnected { .. } => true,
             };
+            if let Some((metrics, _)) = &metrics {
+                metrics.count_event(&event);
+            }
             if shown {
                 println!("{}", describe(&event));
             }
@@ -186,6 +205,12 @@ fn run((args, client_count): (Args, usize)) -> Result<(), String> {
             batch.free_packet(packet);
         }
         drop(batch);
+        if let Some((metrics, _)) = &mut metrics
+            && now >= next_record
+        {
+            metrics.record(&server);
+            next_record = now + METRICS_INTERVAL.as_secs_f64();
+        }
 
         let send = now >= next_send;
         if send {
@@ -290,18 +315,34 @@ fn verdict(server: &Tally, players: &[Player], in_full: bool) -> Result<(), Stri
     }
 }
 
-/// The shared arguments, plus this example's own `--clients K`.
-fn parse_args(parser: &mut Parser) -> Result<(Args, usize), CommandLineError> {
-    let mut clients = 0;
+/// This example's own options.
+#[derive(Debug, Default)]
+struct Options {
+    /// `--clients K`.
+    clients: usize,
+    /// `--metrics ADDR`.
+    metrics: Option<SocketAddr>,
+}
+
+/// The shared arguments, plus this example's own `--clients K` and
+/// `--metrics ADDR`.
+fn parse_args(parser: &mut Parser) -> Result<(Args, Options), CommandLineError> {
+    let mut options = Options::default();
     let args = Args::parse_with(parser, 2, |name, parser| {
-        if name != "--clients" {
-            return Ok(false);
-        }
-        clients = value(parser, name, "a count")?;
-        if clients > MAX_CLIENTS {
-            return Err(format!("--clients: {clients} is more than {MAX_CLIENTS}").into());
+        match name {
+            "--clients" => {
+                let clients = value(parser, name, "a count")?;
+                if clients > MAX_CLIENTS {
+                    return Err(format!("--clients: {clients} is more than {MAX_CLIENTS}").into());
+                }
+                options.clients = clients;
+            }
+            "--metrics" => {
+                options.metrics = Some(value(parser, name, "an address such as 127.0.0.1:9100")?);
+            }
+            _ => return Ok(false),
         }
         Ok(true)
     })?;
-    Ok((args, clients))
+    Ok((args, options))
 }

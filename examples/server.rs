@@ -4,13 +4,15 @@
 //! `USAGE`, which `--help` prints, says what it does, what it takes and
 //! how it exits.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use lexopt::Parser;
+use netcode_examples::metrics::serve_metrics;
 use netcode_examples::{
     Args, CommandLineError, Frames, Interrupt, PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS,
-    SERVER_ADDRESS6, Tally, describe, payload, print_listening, run_program,
+    SERVER_ADDRESS6, Tally, describe, payload, print_listening, run_program, value,
 };
 use netcode_std::proto::Key;
 use netcode_std::{CreateError, Server, ServerConfig, ServerEvent};
@@ -22,7 +24,7 @@ const MAX_CLIENTS: usize = 256;
 const USAGE: &str = "\
 server: a dedicated server that behaves like the C reference's server.c
 
-usage: cargo run --release -p netcode-examples --example server -- [ADDRESS [ADDRESS2]] [--seconds N] [--token-history FILE]
+usage: cargo run --release -p netcode-examples --example server -- [ADDRESS [ADDRESS2]] [--seconds N] [--token-history FILE] [--metrics ADDR]
 
 Listens on ADDRESS, and on ADDRESS2 too for dual stack (default:
 127.0.0.1:40000 and [::1]:40000, or IPv4 only where there is no IPv6);
@@ -41,6 +43,11 @@ options:
                (created if missing), and refuse the tokens it holds
                after a restart, even one within the same second; one
                server per file: a second one fails (FILE.lock is held)
+  --metrics ADDR
+               serve Prometheus metrics at http://ADDR/metrics, taken
+               every frame (port 0 picks a free port, which the
+               `metrics on` line shows); off by default. It has no
+               authentication: use a private address
   -h, --help   print this help
 
 Ctrl-C (SIGINT), SIGTERM or SIGHUP stops it at once, as server.c does:
@@ -53,21 +60,36 @@ pub(crate) fn main() -> ExitCode {
     run_program(USAGE, parse_args, run)
 }
 
-/// The shared arguments, plus this example's own `--token-history FILE`.
-fn parse_args(parser: &mut Parser) -> Result<(Args, Option<PathBuf>), CommandLineError> {
-    let mut token_history = None;
+/// This example's own options.
+#[derive(Debug, Default)]
+struct Options {
+    /// `--token-history FILE`.
+    token_history: Option<PathBuf>,
+    /// `--metrics ADDR`.
+    metrics: Option<SocketAddr>,
+}
+
+/// The shared arguments, plus this example's own `--token-history FILE`
+/// and `--metrics ADDR`.
+fn parse_args(parser: &mut Parser) -> Result<(Args, Options), CommandLineError> {
+    let mut options = Options::default();
     let args = Args::parse_with(parser, 2, |name, parser| {
-        if name != "--token-history" {
-            return Ok(false);
+        match name {
+            "--token-history" => {
+                let file = PathBuf::from(parser.value()?);
+                if file.as_os_str().is_empty() {
+                    return Err(format!("{name}: the file name is empty").into());
+                }
+                options.token_history = Some(file);
+            }
+            "--metrics" => {
+                options.metrics = Some(value(parser, name, "an address such as 127.0.0.1:9100")?);
+            }
+            _ => return Ok(false),
         }
-        let file = PathBuf::from(parser.value()?);
-        if file.as_os_str().is_empty() {
-            return Err(format!("{name}: the file name is empty").into());
-        }
-        token_history = Some(file);
         Ok(true)
     })?;
-    Ok((args, token_history))
+    Ok((args, options))
 }
 
 /// Whether `error` is about the token history file, not the sockets (so
@@ -81,9 +103,9 @@ fn history_error(error: &CreateError) -> bool {
     )
 }
 
-fn run((args, token_history): (Args, Option<PathBuf>)) -> Result<(), String> {
+fn run((args, options): (Args, Options)) -> Result<(), String> {
     let mut config = ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY));
-    config.token_history_file = token_history;
+    config.token_history_file = options.token_history;
     let server = match args.positional.as_slice() {
         [] => Server::new_dual(SERVER_ADDRESS, SERVER_ADDRESS6, config.clone()).or_else(|e| {
             if history_error(&e) {
@@ -106,6 +128,9 @@ fn run((args, token_history): (Args, Option<PathBuf>)) -> Result<(), String> {
     server
         .start(MAX_CLIENTS)
         .map_err(|e| format!("failed to start server: {e}"))?;
+    // Served before the `listening on` line, so a script that reads it
+    // can scrape at once.
+    let mut metrics = serve_metrics(options.metrics)?;
     println!("[server]");
     print_listening(server.public_address(), server.secondary_address());
 
@@ -118,6 +143,9 @@ fn run((args, token_history): (Args, Option<PathBuf>)) -> Result<(), String> {
 
         while let Some(event) = server.poll_event() {
             tally.connected |= matches!(event, ServerEvent::ClientConnected { .. });
+            if let Some((metrics, _)) = &metrics {
+                metrics.count_event(&event);
+            }
             println!("{}", describe(&event));
         }
 
@@ -136,6 +164,10 @@ fn run((args, token_history): (Args, Option<PathBuf>)) -> Result<(), String> {
             }
         }
         drop(batch);
+        // The frame's figures, for the next scrape.
+        if let Some((metrics, _)) = &mut metrics {
+            metrics.record(&server);
+        }
 
         if interrupt.requested() {
             println!("interrupted");

@@ -9,6 +9,7 @@
 //! certificate hash.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::parse_id;
 use crate::issue::{BrowserToken, IssueError, Matcher};
+use crate::metrics::TokenIssued;
 
 /// The largest request body read: a token request is a few dozen bytes.
 pub const MAX_BODY_BYTES: usize = 4096;
@@ -84,6 +86,17 @@ struct TokenAnswer {
     /// For a browser: where its token's one server takes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     webtransport: Option<WebTransportAnswer>,
+    /// For a server allocated from a fleet: the one server the token
+    /// names, and its `GameServer`'s name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allocated: Option<AllocatedAnswer>,
+}
+
+/// The game server allocated for this token.
+#[derive(Debug, Serialize)]
+struct AllocatedAnswer {
+    server: String,
+    game_server: String,
 }
 
 /// Where a browser opens its WebTransport session.
@@ -98,6 +111,10 @@ struct WebTransportAnswer {
 /// A failure: its status and a JSON body saying why.
 struct Failure(StatusCode, String);
 
+/// A failure the caller may cure by asking again after a wait (its
+/// `Retry-After`, in whole seconds).
+struct RetryLater(Failure, Duration);
+
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         let Failure(status, why) = self;
@@ -107,6 +124,40 @@ impl IntoResponse for Failure {
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
+        response
+    }
+}
+
+/// Why a request got no token: a failure to answer as it is, or one to
+/// answer with a `Retry-After`.
+enum Refusal {
+    Now(Failure),
+    Later(RetryLater),
+}
+
+impl From<Failure> for Refusal {
+    fn from(failure: Failure) -> Self {
+        Self::Now(failure)
+    }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Now(failure) => failure.into_response(),
+            Self::Later(later) => later.into_response(),
+        }
+    }
+}
+
+impl IntoResponse for RetryLater {
+    fn into_response(self) -> Response {
+        let RetryLater(failure, wait) = self;
+        let mut response = failure.into_response();
+        let seconds = wait.as_secs().max(1);
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         response
     }
 }
@@ -130,12 +181,20 @@ async fn health() -> &'static str {
 
 async fn token(State(matcher): State<Arc<Matcher>>, request: Request) -> Response {
     match issue(&matcher, request).await {
-        Ok(answer) => json(StatusCode::OK, &answer),
+        Ok(answer) => {
+            let transport = match answer.webtransport {
+                Some(_) => "webtransport",
+                None => "udp",
+            };
+            let mut response = json(StatusCode::OK, &answer);
+            response.extensions_mut().insert(TokenIssued(transport));
+            response
+        }
         Err(failure) => failure.into_response(),
     }
 }
 
-async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Failure> {
+async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Refusal> {
     let presented = request
         .headers()
         .get(header::AUTHORIZATION)
@@ -144,7 +203,8 @@ async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Failu
         return Err(Failure(
             StatusCode::UNAUTHORIZED,
             "a bearer secret is required".into(),
-        ));
+        )
+        .into());
     }
     let body = read_body(request).await?;
     let bad = |why: String| Failure(StatusCode::BAD_REQUEST, why);
@@ -164,12 +224,30 @@ async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Failu
         };
         Failure(status, e.to_string())
     };
-    let (token, webtransport) = match asked.transport {
-        Transport::Udp => (
+    let mut allocated = None;
+    let (token, webtransport) = match (asked.transport, matcher.fleet()) {
+        (Transport::Udp, Some(fleet)) => {
+            let issued = fleet
+                .issue(matcher, protocol_id, client_id)
+                .await
+                .map_err(|e| {
+                    let failure = Failure(e.http_status(), e.to_string());
+                    match e.retry_after() {
+                        Some(wait) => Refusal::Later(RetryLater(failure, wait)),
+                        None => Refusal::Now(failure),
+                    }
+                })?;
+            allocated = Some(AllocatedAnswer {
+                server: issued.allocated.server.to_string(),
+                game_server: issued.allocated.game_server_name,
+            });
+            (issued.token, None)
+        }
+        (Transport::Udp, None) => (
             matcher.issue(protocol_id, client_id).map_err(refused)?,
             None,
         ),
-        Transport::WebTransport => {
+        (Transport::WebTransport, _) => {
             let BrowserToken {
                 token,
                 url,
@@ -190,12 +268,13 @@ async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Failu
         client_id,
         expire_seconds: matcher.expire_seconds(),
         webtransport,
+        allocated,
     })
 }
 
 /// The credentials of an `Authorization` header of the Bearer scheme
 /// (whose name, as every HTTP scheme's, is case-insensitive).
-fn bearer(header: &[u8]) -> Option<&[u8]> {
+pub(crate) fn bearer(header: &[u8]) -> Option<&[u8]> {
     let (scheme, credentials) = header.split_at_checked(6)?;
     let credentials = credentials.strip_prefix(b" ")?;
     scheme

@@ -10,6 +10,7 @@ use netcode_std::constants::{CONNECT_TOKEN_BYTES, MAX_SERVERS_PER_CONNECT};
 use netcode_std::{ConnectTokenBuilder, Key, TokenBuildError};
 use subtle::ConstantTimeEq;
 
+use crate::fleet::FleetSource;
 use crate::webtransport::{Browsers, NoChoice, WebTransportSpec};
 
 /// The matcher's state: its secret, the key it shares with the fleet, the
@@ -27,6 +28,9 @@ pub struct Matcher {
     next_server: AtomicUsize,
     /// The servers that also take browsers over WebTransport.
     browsers: Browsers,
+    /// Where native clients' servers come from instead of `servers`: an
+    /// Agones fleet, one allocated server per token.
+    fleet: Option<FleetSource>,
 }
 
 /// A connect token for a browser, and where the browser takes it.
@@ -100,7 +104,20 @@ impl Matcher {
             timeout_seconds,
             next_server: AtomicUsize::new(0),
             browsers: Browsers::default(),
+            fleet: None,
         }
+    }
+
+    /// The same matcher, allocating each native client's server from
+    /// `fleet` (when given) instead of listing the static servers.
+    pub fn with_fleet(mut self, fleet: Option<FleetSource>) -> Self {
+        self.fleet = fleet;
+        self
+    }
+
+    /// The fleet native clients' servers are allocated from, if any.
+    pub fn fleet(&self) -> Option<&FleetSource> {
+        self.fleet.as_ref()
     }
 
     /// The same matcher, giving browsers the servers of `specs`; fails
@@ -145,6 +162,27 @@ impl Matcher {
             return Err(IssueError::UnknownProtocol(protocol_id));
         }
         self.token(protocol_id, client_id, self.next_servers())
+    }
+
+    /// Whether the matcher issues tokens for protocol `protocol_id`.
+    pub fn serves_protocol(&self, protocol_id: u64) -> bool {
+        self.protocol_ids.contains(&protocol_id)
+    }
+
+    /// A connect token for `client_id` on protocol `protocol_id` listing
+    /// exactly `servers`, in that order, instead of the configured ones:
+    /// for instance the one game server a fleet allocated for this client.
+    /// An empty list, or one longer than 32, is [`IssueError::Build`].
+    pub fn issue_for(
+        &self,
+        protocol_id: u64,
+        client_id: u64,
+        servers: &[SocketAddr],
+    ) -> Result<[u8; CONNECT_TOKEN_BYTES], IssueError> {
+        if !self.serves_protocol(protocol_id) {
+            return Err(IssueError::UnknownProtocol(protocol_id));
+        }
+        self.token(protocol_id, client_id, servers.to_vec())
     }
 
     /// A connect token for a browser with `client_id` on protocol
@@ -267,6 +305,29 @@ mod tests {
         assert_eq!(token.server_addresses.len(), 2);
         assert_eq!(token.timeout_seconds, 5);
         assert_eq!(token.expire_timestamp - token.create_timestamp, 30);
+    }
+
+    #[test]
+    fn tokens_can_name_given_servers_instead_of_the_configured_ones() {
+        let m = matcher(3);
+        assert!(m.serves_protocol(7));
+        assert!(!m.serves_protocol(8));
+        let allocated = SocketAddr::from(([192, 0, 2, 7], 7123));
+        let token = ConnectToken::read(&m.issue_for(7, 5, &[allocated]).unwrap()).unwrap();
+        assert_eq!(token.server_addresses.len(), 1);
+        assert_eq!(token.server_addresses[0], allocated);
+        assert_eq!(
+            m.issue_for(8, 5, &[allocated]),
+            Err(IssueError::UnknownProtocol(8))
+        );
+        assert!(matches!(m.issue_for(7, 5, &[]), Err(IssueError::Build(_))));
+        let too_many = vec![allocated; MAX_SERVERS_PER_CONNECT + 1];
+        assert!(matches!(
+            m.issue_for(7, 5, &too_many),
+            Err(IssueError::Build(_))
+        ));
+        // The rotation over the configured servers is left alone.
+        assert_eq!(m.next_servers()[0].port(), 40000);
     }
 
     fn browser_spec(port: u16, certificate: CertificateHash) -> WebTransportSpec {

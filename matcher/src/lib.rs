@@ -36,15 +36,33 @@
 //! 503. `GET /health` answers `ok`.
 //!
 //! The binary (`matcher --help`) takes its configuration from the
-//! command line ([`Options`], [`WebTransportSpec`]); [`router`] serves a
-//! [`Matcher`] in any axum program.
+//! command line ([`Options`], [`LimitOptions`], [`WebTransportSpec`]) and
+//! [`run`]s: its own accept loop serves the routes with a cap on
+//! connections, header-read, idle and request timeouts, rate limits per
+//! source address and per secret (429 with `Retry-After`), and Prometheus
+//! metrics on a listener of their own (`--metrics`). [`router`] serves a
+//! bare [`Matcher`] in any axum program, without those limits.
+//!
+//! Instead of a static list, tokens can name a game server allocated for
+//! each request from an Agones fleet: [`fleet`] ([`FleetOptions`],
+//! [`FleetSource`]) asks the Agones allocator service for a `Ready` server
+//! over mutual TLS and issues a token naming it.
 
 mod config;
+pub mod fleet;
 mod http;
 mod issue;
+mod limits;
+mod metrics;
+mod monitor;
+mod run;
+mod serve;
+mod slots;
 mod webtransport;
 
-pub use config::{Options, parse_id};
+pub use config::{LimitOptions, Options, parse_id, parse_seconds};
+pub use fleet::{AllocateError, Allocated, FleetIssueError, FleetOptions, FleetSource};
 pub use http::{MAX_BODY_BYTES, router};
 pub use issue::{BrowserToken, IssueError, Matcher};
+pub use run::{DEFAULT_MAX_CONNECTIONS, run};
 pub use webtransport::{CertificateHash, WebTransportSpec};
