@@ -46,6 +46,12 @@ where
         .await
 }
 
+/// The method a gRPC request calls: the last part of its path.
+fn method_of(request: &http::Request<BoxBody>) -> String {
+    let path = request.uri().path();
+    path.rsplit('/').next().unwrap_or_default().to_owned()
+}
+
 /// `agones.dev.sdk.SDK`.
 #[derive(Clone)]
 pub(super) struct StableSdk(pub(super) Arc<Shared>);
@@ -71,13 +77,7 @@ impl tower::Service<http::Request<BoxBody>> for StableSdk {
 
 /// Routes a call of the stable service by its method.
 async fn stable(shared: Arc<Shared>, request: http::Request<BoxBody>) -> http::Response<BoxBody> {
-    let method = request
-        .uri()
-        .path()
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
+    let method = method_of(&request);
     let state_call = |state: &'static str| {
         let shared = shared.clone();
         let method = method.clone();
@@ -192,13 +192,7 @@ impl tower::Service<http::Request<BoxBody>> for BetaSdk {
 
 /// Routes a call of the beta service by its method.
 async fn beta(shared: Arc<Shared>, request: http::Request<BoxBody>) -> http::Response<BoxBody> {
-    let method = request
-        .uri()
-        .path()
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
+    let method = method_of(&request);
     let list = |r: &Record, name: &str| {
         r.lists.get(name).map(|(capacity, values)| List {
             name: name.to_owned(),
