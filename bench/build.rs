@@ -5,7 +5,7 @@
 //! `NETCODE_C_API_BENCH` the same program built against this project's
 //! `netcode-c` (`scripts/c-api.sh --build` builds it and prints its path).
 //! Each one set sets its cfg (`netcode_c_bench`, `netcode_c_api_bench`)
-//! and `tests/counts.rs` runs that program; when it is unset that test is
+//! and `tests/it/counts.rs` runs that program; when it is unset that test is
 //! compiled as `#[ignore]`d with the reason, so the summary counts it as
 //! ignored, not passed. Cargo runs this again whenever a variable changes.
 

@@ -36,15 +36,17 @@ impl From<String> for CommandLineError {
     }
 }
 
-/// Runs a program: reads its command line with `parse`, then runs it with
-/// what that gave. `-h` or `--help` prints `usage` and exits 0; a wrong
-/// command line prints `error: reason` and exits 2; a run exits as
-/// [`finish`] says.
+/// Runs a program: installs the log (`info` on standard error unless
+/// `RUST_LOG` says otherwise, see [`DEFAULT_LOG_LEVEL`](crate::DEFAULT_LOG_LEVEL)),
+/// reads its command line with `parse`, then runs it with what that gave.
+/// `-h` or `--help` prints `usage` and exits 0; a wrong command line prints
+/// `error: reason` and exits 2; a run exits as [`finish`] says.
 pub fn run_program<T>(
     usage: &str,
     parse: impl FnOnce(&mut Parser) -> Result<T, CommandLineError>,
     run: impl FnOnce(T) -> Result<(), String>,
 ) -> ExitCode {
+    crate::logging::install();
     match parse(&mut Parser::from_env()) {
         Ok(parsed) => finish(run(parsed)),
         Err(CommandLineError::Help) => {

@@ -6,6 +6,7 @@
 //! `USAGE`, which `--help` prints, says what it does, what it takes and
 //! how it exits.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -13,7 +14,8 @@ use lexopt::{Parser, ValueExt};
 use netcode_examples::matcher::{fetch_token, read_secret_file};
 use netcode_examples::{
     Args, CONNECT_TOKEN_EXPIRY, CONNECT_TOKEN_TIMEOUT, CommandLineError, Frames, Interrupt,
-    PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, Tally, payload, run_program,
+    PRIVATE_KEY, PROTOCOL_ID, SERVER_ADDRESS, Tally, explain_failed_connection, payload,
+    run_program, value,
 };
 use netcode_std::proto::Key;
 use netcode_std::{
@@ -25,7 +27,7 @@ use netcode_std::{
 const USAGE: &str = "\
 client: a client that behaves like the C reference's client.c
 
-usage: cargo run --release -p netcode-examples --example client -- [SERVER_ADDRESS] [--seconds N] [--client-id N]
+usage: cargo run --release -p netcode-examples --example client -- [SERVER_ADDRESS] [--seconds N] [--client-id N] [--issued-at UNIX]
        cargo run --release -p netcode-examples --example client -- --matcher URL --secret-file PATH [--seconds N] [--client-id N]
 
 Makes a connect token for SERVER_ADDRESS (default 127.0.0.1:40000) with
@@ -44,13 +46,20 @@ Every 1/60 s while connected it sends the 1200-byte reference payload
 state change, a line when the first correct payload arrives, and a
 summary at the end. It stops when the connection ends, as client.c does,
 and then exits 0 only if it connected and a correct payload went each
-way, else prints one `error:` line and exits 1.
+way, else prints one `error:` line and exits 1; when no connection was
+made, the lines under it say what that can mean (no server there, a
+wrong key or protocol id, the restart rule...) and what to do.
 
 options:
   --seconds N  stop after N seconds at the latest, with the same verdict
                (default: run until the connection ends or it is stopped)
   --client-id N
                the client id, decimal or 0x hex (default: random)
+  --issued-at UNIX
+               stamp the token it makes as issued at this unix second
+               (default: now); its 30 s expiry counts from it. A server
+               refuses a token issued in or before the second it started
+               (the restart rule)
   --matcher URL
                get the token from the matcher at URL (http://HOST:PORT
                or https://HOST) instead of making one; the token names
@@ -74,8 +83,11 @@ pub(crate) fn main() -> ExitCode {
 #[derive(Debug)]
 enum TokenSource {
     /// Made here for this server address (text as given), with the
-    /// reference's test key.
-    Made(String),
+    /// reference's test key, issued now or at this unix second.
+    Made {
+        address: String,
+        issued_at: Option<u64>,
+    },
     /// Fetched from the matcher at this URL with the secret in this file.
     Matcher { url: String, secret_file: PathBuf },
 }
@@ -88,19 +100,27 @@ struct Request {
     client_id: Option<u64>,
 }
 
-/// The shared arguments, plus `--client-id N`, `--matcher URL` and
-/// `--secret-file PATH`.
+/// The shared arguments, plus `--client-id N`, `--issued-at UNIX`,
+/// `--matcher URL` and `--secret-file PATH`.
 fn parse_args(parser: &mut Parser) -> Result<Request, CommandLineError> {
-    let (mut matcher, mut secret_file, mut client_id) = (None, None, None);
+    let (mut matcher, mut secret_file, mut client_id, mut issued_at) = (None, None, None, None);
     let args = Args::parse_with(parser, 1, |name, parser| {
         match name {
             "--matcher" => matcher = Some(parser.value()?.string()?),
             "--secret-file" => secret_file = Some(PathBuf::from(parser.value()?)),
             "--client-id" => client_id = Some(id_value(parser, name)?),
+            "--issued-at" => issued_at = Some(value(parser, name, "a unix second")?),
             _ => return Ok(false),
         }
         Ok(true)
     })?;
+    if matcher.is_some() && issued_at.is_some() {
+        return Err(
+            "--issued-at does not go with --matcher: the matcher issues the token"
+                .to_owned()
+                .into(),
+        );
+    }
     let source = match (matcher, secret_file) {
         (Some(_), _) if !args.positional.is_empty() => {
             return Err(
@@ -112,12 +132,14 @@ fn parse_args(parser: &mut Parser) -> Result<Request, CommandLineError> {
         (Some(url), Some(secret_file)) => TokenSource::Matcher { url, secret_file },
         (Some(_), None) => return Err("--matcher needs --secret-file PATH".to_owned().into()),
         (None, Some(_)) => return Err("--secret-file goes with --matcher URL".to_owned().into()),
-        (None, None) => TokenSource::Made(
-            args.positional
+        (None, None) => TokenSource::Made {
+            address: args
+                .positional
                 .first()
                 .map_or(SERVER_ADDRESS, String::as_str)
                 .to_owned(),
-        ),
+            issued_at,
+        },
     };
     Ok(Request {
         args,
@@ -136,28 +158,33 @@ fn id_value(parser: &mut Parser, option: &str) -> Result<u64, CommandLineError> 
     .map_err(|_| format!("{option}: {text:?} is not a 64-bit id, decimal or 0x hex").into())
 }
 
-/// The connect token `source` gives for `client_id`, saying where it
-/// goes.
+/// The connect token `source` gives for `client_id`, and the servers it
+/// names, saying where it goes.
 fn connect_token(
     source: &TokenSource,
     client_id: u64,
-) -> Result<[u8; CONNECT_TOKEN_BYTES], String> {
+) -> Result<([u8; CONNECT_TOKEN_BYTES], Vec<SocketAddr>), String> {
     match source {
-        TokenSource::Made(text) => {
+        TokenSource::Made { address, issued_at } => {
             let server_address =
-                parse_address(text).map_err(|e| format!("server address {text:?}: {e}"))?;
+                parse_address(address).map_err(|e| format!("server address {address:?}: {e}"))?;
             let mut user_data = [0u8; 256];
             random_bytes(&mut user_data).map_err(|e| e.to_string())?;
             let key = Key::from_bytes(PRIVATE_KEY);
-            let token = ConnectTokenBuilder::new(PROTOCOL_ID, &key, client_id)
+            let mut builder = ConnectTokenBuilder::new(PROTOCOL_ID, &key, client_id)
                 .server_addresses([server_address])
                 .expire_seconds(CONNECT_TOKEN_EXPIRY)
                 .timeout_seconds(CONNECT_TOKEN_TIMEOUT)
-                .user_data(&user_data)
+                .user_data(&user_data);
+            if let Some(second) = *issued_at {
+                builder = builder.issued_at(second);
+                println!("the token is issued at unix second {second}");
+            }
+            let token = builder
                 .generate()
                 .map_err(|e| format!("failed to generate connect token: {e}"))?;
             println!("connecting to {server_address}");
-            Ok(token)
+            Ok((token, vec![server_address]))
         }
         TokenSource::Matcher { url, secret_file } => {
             let secret = read_secret_file(secret_file)?;
@@ -173,7 +200,7 @@ fn connect_token(
                 servers.join(", ")
             );
             println!("connecting to {}", servers.join(" or "));
-            Ok(fetched.bytes)
+            Ok((fetched.bytes, fetched.servers().to_vec()))
         }
     }
 }
@@ -185,8 +212,8 @@ fn run(request: Request) -> Result<(), String> {
         client_id,
     } = request;
     // A wrong server address is a mistake to report before anything else.
-    if let TokenSource::Made(text) = &source {
-        parse_address(text).map_err(|e| format!("server address {text:?}: {e}"))?;
+    if let TokenSource::Made { address, .. } = &source {
+        parse_address(address).map_err(|e| format!("server address {address:?}: {e}"))?;
     }
 
     let mut client = Client::new_dual("0.0.0.0", "::")
@@ -201,7 +228,7 @@ fn run(request: Request) -> Result<(), String> {
     };
     println!("client id is {client_id:016x}");
 
-    let token = connect_token(&source, client_id)?;
+    let (token, servers) = connect_token(&source, client_id)?;
     client
         .connect(&token)
         .map_err(|e| format!("failed to connect: {e}"))?;
@@ -260,5 +287,12 @@ fn run(request: Request) -> Result<(), String> {
         println!("client state: {from} -> {to}");
     }
     args.verdict(&tally, interrupt.requested())
-        .map_err(|reason| format!("{reason} (last state: {last_state})"))
+        .map_err(
+            |reason| match explain_failed_connection(last_state, &servers) {
+                Some(meaning) if !tally.connected => {
+                    format!("{reason} ({last_state}): {meaning}")
+                }
+                _ => format!("{reason} (last state: {last_state})"),
+            },
+        )
 }

@@ -1,17 +1,31 @@
 //! What the example programs share: the C reference examples' constants
 //! (protocol id, test key, token expiry and timeout, address, 60 Hz), their
 //! payload (1200 bytes whose byte i is `i % 256`), a tally of what went
-//! each way, a frame clock, their command lines (`args`), Ctrl-C
-//! (`interrupt`), and a client's connect token fetched from a `matcher`
-//! token service ([`matcher`]).
+//! each way, a frame clock, their command lines (`args`), their log
+//! (`logging`), Ctrl-C (`interrupt`), a client's connect token fetched
+//! from a `matcher` token service ([`matcher`]), and what a failed
+//! connection attempt can mean ([`explain_failed_connection`]).
+//!
+//! The top-level README's code blocks are compiled as this crate's doc
+//! tests (`ReadmeDoctests`): it depends on every crate they use.
 
 mod args;
+mod failure;
 mod interrupt;
+mod logging;
 pub mod matcher;
 pub mod metrics;
 
 pub use args::{Args, CommandLineError, USAGE_ERROR, no_arguments, run_program, unexpected, value};
+pub use failure::explain_failed_connection;
 pub use interrupt::{FORCED_EXIT, Interrupt};
+pub use logging::DEFAULT_LOG_LEVEL;
+
+/// The top-level README's code blocks, compiled (and the ones that end
+/// run) as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 use std::io::Write;
 use std::net::SocketAddr;

@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use lexopt::Parser;
 use netcode_examples::metrics::serve_metrics;
@@ -33,6 +34,14 @@ port 0 picks a free port, which the `server listening on` line shows.
 Every 1/60 s it sends the 1200-byte reference payload (byte i = i % 256)
 to every connected client and checks every payload it receives; it
 prints each client's connect and disconnect, and a summary at the end.
+
+It first prints the unix second from which the connect tokens it admits
+may have been issued: by the restart rule it refuses any token issued in
+or before the second it started (or its --token-history file began),
+until that token expires. It waits for that second to come before
+printing its `server listening on` line, so a client started after that
+line, with a token issued then, is admitted. The log (on standard error,
+RUST_LOG to choose its level) says why each refused request was refused.
 
 options:
   --seconds N  stop after N seconds, then exit 0 only if a client
@@ -92,6 +101,23 @@ fn parse_args(parser: &mut Parser) -> Result<(Args, Options), CommandLineError> 
     Ok((args, options))
 }
 
+/// Sleeps until the wall clock reads unix second `second`, if that is at
+/// most a second away, as `Server::start` does: right after a start it is
+/// the next second. A second further away (a wall clock stepped back since
+/// the token history file began) is not waited for; one already past
+/// needs no wait.
+fn wait_for_second(second: u64) {
+    let Ok(now) = SystemTime::now().duration_since(UNIX_EPOCH) else {
+        return;
+    };
+    if let Some(rest) = Duration::from_secs(second).checked_sub(now)
+        && rest <= Duration::from_secs(1)
+    {
+        // A millisecond more, for clocks that round.
+        std::thread::sleep(rest + Duration::from_millis(1));
+    }
+}
+
 /// Whether `error` is about the token history file, not the sockets (so
 /// that trying IPv4 alone would fail the same way).
 fn history_error(error: &CreateError) -> bool {
@@ -122,16 +148,23 @@ fn run((args, options): (Args, Options)) -> Result<(), String> {
     // Caught before the `listening on` line, which tells a script that
     // the server is up and may be stopped.
     let interrupt = Interrupt::catch()?;
-    // Started before the `listening on` line: `start` returns once every
-    // token issued from then on is admitted (the restart rule), so a
-    // client launched on that line connects.
-    server
-        .start(MAX_CLIENTS)
+    // Started before the `listening on` line, and without waiting, so
+    // that the second from which tokens are admitted (the restart rule)
+    // can be printed; the wait is below.
+    let admitted_from = server
+        .start_nowait(MAX_CLIENTS)
         .map_err(|e| format!("failed to start server: {e}"))?;
     // Served before the `listening on` line, so a script that reads it
     // can scrape at once.
     let mut metrics = serve_metrics(options.metrics)?;
     println!("[server]");
+    println!(
+        "admitting connect tokens issued from unix second {admitted_from} on (the restart rule)"
+    );
+    // As `start` would: once that second has come, every token issued
+    // from then on is admitted, so a client launched on the `listening on`
+    // line connects.
+    wait_for_second(admitted_from);
     print_listening(server.public_address(), server.secondary_address());
 
     let payload = payload();

@@ -1,6 +1,5 @@
-//! Embeds a golden vector set for the browser tests (tests/web.rs), which
-//! have no file system to read one from, and tells the live test
-//! (tests/live.rs) whether it has a web package to run.
+//! Embeds a golden vector set for the browser tests (tests/it/web.rs), which
+//! have no file system to read one from.
 //!
 //! The set is the directory `NETCODE_REFERENCE_VECTORS` names (an absolute
 //! path: the C reference's set in CI), or else the workspace's own copy,

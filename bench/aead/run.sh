@@ -3,15 +3,12 @@
 # RustCrypto crates under each backend choice their `--cfg` flags allow
 # (one build each, in its own target directory), the other pure-Rust crates
 # and ring once. Instruction counts (callgrind, needs valgrind) and where
-# they go, then wall times (aead-time: interleaved batches, fastest batch),
-# and on request criterion's. See BENCHMARKS.md, "The portable backend on
-# short packets".
+# they go, then wall times (aead-time: interleaved batches, fastest batch).
+# See BENCHMARKS.md, "The portable backend on short packets".
 #
 #   bench/aead/run.sh             # builds, counts, breakdowns and times
 #   bench/aead/run.sh counts      # instruction counts and breakdowns only
 #   bench/aead/run.sh times       # aead-time only
-#   bench/aead/run.sh criterion [config ...]   # criterion, every config
-#                                 # (about 20 minutes) or the ones named
 #
 # Results go to target/results/ under this crate, and the tables to stdout.
 set -euo pipefail
@@ -37,18 +34,8 @@ configs=(
 # backend uses `chacha20`): the other rows are measured in the default build
 # alone.
 rustcrypto_rows=seam,rc-aead,rc-aead-prepared,rc-composed,rc-composed-256,rc-chacha+orion-poly,rc-chacha+bitcoin-poly
-rustcrypto_filter='/(seam|rc-)'
 
 load() { printf 'load: %s\n' "$(uptime)"; }
-
-# Whether config $1 is among the rest of the arguments (or there are none).
-wanted() {
-  local name=$1
-  shift
-  [ $# -eq 0 ] && return 0
-  for one in "$@"; do [ "$one" = "$name" ] && return 0; done
-  return 1
-}
 
 target_dir() { printf 'target/cfg-%s' "$1"; }
 
@@ -71,7 +58,7 @@ counts() {
     [ "$name" = default ] || only=(--only "$rustcrypto_rows")
     "$(target_dir "$name")/release/aead-count" "${only[@]}" | tee "$results/counts-$name.md"
   done
-  # Where the instructions go: the AEAD crate (the former portable backend)
+  # Where the instructions go: the AEAD crate (the portable backend)
   # as built by default and with Poly1305 forced soft, and the seam.
   for run in default:rc-aead poly-soft:rc-aead default:seam; do
     name=${run%%:*} implementation=${run#*:}
@@ -94,44 +81,9 @@ times() {
   done
 }
 
-criterion() {
-  load
-  for entry in "${configs[@]}"; do
-    name=${entry%%|*}
-    wanted "$name" "$@" || continue
-    filter=()
-    [ "$name" = default ] || filter=("$rustcrypto_filter")
-    # Only this run's ids: criterion keeps every id it ever measured.
-    rm -rf "$(target_dir "$name")/criterion"
-    CARGO_TARGET_DIR=$(target_dir "$name") RUSTFLAGS=${entry#*|} \
-      cargo bench --quiet --locked --bench aead -- \
-      --warm-up-time 1 --measurement-time 2 --noplot "${filter[@]}" \
-      >"$results/criterion-$name.txt" 2>&1
-    load
-  done
-  # Criterion's medians (estimates.json), in nanoseconds per operation.
-  {
-  printf '| config | case | implementation | median ns |\n|---|---|---|---:|\n'
-  for entry in "${configs[@]}"; do
-    name=${entry%%|*}
-    wanted "$name" "$@" || continue
-    for estimates in "$(target_dir "$name")"/criterion/*/*/new/estimates.json; do
-      [ -f "$estimates" ] || continue
-      id=${estimates%/new/estimates.json}
-      bench=$(basename "$id")
-      case $bench in *"[$name]") ;; *) continue ;; esac
-      median=$(grep -o '"median":{"confidence_interval":{[^}]*},"point_estimate":[0-9.e+-]*' "$estimates" |
-        sed 's/.*"point_estimate"://')
-      printf '| %s | %s | %s | %.0f |\n' "$name" "$(basename "$(dirname "$id")")" "${bench% \[*}" "$median"
-    done
-  done
-  } | tee "$results/criterion-medians.md"
-}
-
 case $what in
   counts) build_all; counts ;;
   times) build_all; times ;;
-  criterion) shift; criterion "$@" ;;
   all) build_all; counts; times ;;
-  *) echo "usage: $0 [counts|times|criterion|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [counts|times|all]" >&2; exit 2 ;;
 esac

@@ -27,38 +27,23 @@
 
 use std::path::{Path, PathBuf};
 
+use netcode_bench::cli::CRITERION_VALUED;
 use netcode_bench::count::{CASES, Program, runs, valgrind_available};
-
-/// criterion's options that take a value: the commands that run every
-/// bench of the crate pass them here too, and their values are no filters.
-const VALUED: [&str; 13] = [
-    "--measurement-time",
-    "--warm-up-time",
-    "--sample-size",
-    "--save-baseline",
-    "--baseline",
-    "--load-baseline",
-    "--output-format",
-    "--color",
-    "--plotting-backend",
-    "--profile-time",
-    "--noise-threshold",
-    "--confidence-level",
-    "--significance-level",
-];
+use netcode_bench::labels::{NETCODE_OFFICIAL, RENETCODE, ours};
+use netcode_bench::machine::load_average;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if !args.iter().any(|a| a == "--bench") {
         // `cargo test --benches` runs benches without `--bench`: nothing
-        // is measured then (tests/counts.rs runs every case instead).
+        // is measured then (tests/it/counts.rs runs every case instead).
         println!("counts: measured only under `cargo bench`");
         return;
     }
     let mut filters = Vec::new();
     let mut words = args.iter();
     while let Some(word) = words.next() {
-        if VALUED.contains(&word.as_str()) {
+        if CRITERION_VALUED.contains(&word.as_str()) {
             words.next();
         } else if !word.starts_with('-') {
             filters.push(word.clone());
@@ -82,15 +67,10 @@ fn main() {
     }
     let peer = |args: &'static [&'static str]| Some(Program { exe: count, args });
     let columns = [
+        Column::new(ours(), peer(&["ours"]), "", NO_PATH),
+        Column::new(RENETCODE.into(), peer(&["renetcode"]), "", NO_PATH),
         Column::new(
-            format!("netcode-rs ({backend})"),
-            peer(&["ours"]),
-            "",
-            NO_PATH,
-        ),
-        Column::new("renetcode".into(), peer(&["renetcode"]), "", NO_PATH),
-        Column::new(
-            "netcode-official".into(),
+            NETCODE_OFFICIAL.into(),
             peer(&["netcode-official"]),
             "",
             NO_PATH,
@@ -109,7 +89,7 @@ fn main() {
         ),
     ];
 
-    println!("load before: {}", load());
+    println!("load before: {}", load_average());
     println!(
         "\n| case | {} |",
         columns
@@ -138,7 +118,7 @@ fn main() {
         );
         rows.push((case, cells));
     }
-    println!("\nload after: {}", load());
+    println!("\nload after: {}", load_average());
     println!(
         "cells: instructions per operation (callgrind) / fastest of 3 timed runs; \
          a tick- case's operation is one whole tick"
@@ -326,11 +306,4 @@ fn pair(ratios: [Option<f64>; 2]) -> String {
     ratios
         .map(|r| r.map_or_else(|| "–".to_string(), |r| format!("{r:.2}×")))
         .join(" / ")
-}
-
-/// The load averages, as `uptime` gives them.
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
 }

@@ -29,7 +29,7 @@ stage=${2:-all}
 dir=${HISTORY_BENCH_DIR:-target/history-bench}
 mkdir -p "$dir"
 cargo build --release -q -p netcode-bench --bin history-bench
-bench=target/release/history-bench
+bench=${CARGO_TARGET_DIR:-target}/release/history-bench
 
 stop="$dir/writers.stop"
 writers=()

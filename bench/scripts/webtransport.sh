@@ -32,7 +32,7 @@ mkdir -p "$(dirname "$out")"
 : > "$out"
 
 cargo build --release --locked -p netcode-bench --bin wt-bench
-bench=target/release/wt-bench
+bench=${CARGO_TARGET_DIR:-target}/release/wt-bench
 
 crates="netcode-proto netcode-std netcode-tokio netcode-webtransport bench/src/bin/wt-bench"
 tree() {
@@ -112,20 +112,3 @@ echo "== uptime after: $(uptime)"
 tree
 echo "== results: $out"
 "$bench" summary "$out"
-
-# Where the server's CPU goes: each case once more with `perf record`
-# attached to the server over the window (not part of the figures above).
-if command -v perf > /dev/null; then
-  prof=${out%.txt}-perf
-  mkdir -p "$prof"
-  : > "$prof/results.txt"
-  for k in 1 16; do
-    for case in netcode-wt relay-wt bare-wt netcode-udp; do
-      out="$prof/results.txt" run echo "$case" --clients "$k" --echoes "$echoes" --round 0 --perf "$prof/$case-$k.data" > /dev/null
-    done
-  done
-  out="$prof/results.txt" run connect wt --clients 500 --concurrency 64 --round 0 --perf "$prof/connect-wt.data" > /dev/null
-  "$bench" profile "$prof"/netcode-wt-1.data "$prof"/relay-wt-1.data "$prof"/bare-wt-1.data "$prof"/netcode-udp-1.data \
-    "$prof"/netcode-wt-16.data "$prof"/relay-wt-16.data "$prof"/bare-wt-16.data "$prof"/netcode-udp-16.data \
-    "$prof"/connect-wt.data
-fi

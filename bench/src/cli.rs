@@ -1,6 +1,7 @@
-//! What the bench's programs (`wt-bench`, `history-bench`) share on their
-//! command line and in their summaries: `--name value` options, and the
-//! median and range of a figure over the rounds.
+//! What the bench's programs share on their command line and in their
+//! summaries: `--name value` options (`wt-bench`, `history-bench`),
+//! criterion's options that the harnessless benches skip, and the median
+//! and range of a figure over the rounds.
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -47,6 +48,34 @@ impl Options {
             None => Ok(()),
         }
     }
+}
+
+/// criterion's options that take a value: `cargo bench -p netcode-bench --
+/// ...` passes them to every bench of the crate, and the benches with a
+/// harness of their own (`counts`, `udp`) skip them with their value.
+pub const CRITERION_VALUED: [&str; 16] = [
+    "--measurement-time",
+    "--warm-up-time",
+    "--sample-size",
+    "--noise-threshold",
+    "--significance-level",
+    "--confidence-level",
+    "--nresamples",
+    "--save-baseline",
+    "--baseline",
+    "--baseline-lenient",
+    "--load-baseline",
+    "--profile-time",
+    "--output-format",
+    "--plotting-backend",
+    "--color",
+    "--format",
+];
+
+/// The middle value of `values`, or the mean of the two middle ones;
+/// `None` when there are none.
+pub fn median(values: &[f64]) -> Option<f64> {
+    Spread::of(values).map(|s| s.median)
 }
 
 /// The median and range of one figure over the rounds.
@@ -153,5 +182,7 @@ mod tests {
         );
         assert_eq!(Spread::show(&[1.0, 2.0, 4.0], 1), "2.0 (1.0–4.0)");
         assert_eq!(Spread::show(&[], 1), "—");
+        assert_eq!(median(&[5.0, 1.0]), Some(3.0));
+        assert_eq!(median(&[]), None);
     }
 }

@@ -72,6 +72,13 @@ pub const CASES: [&str; 14] = [
     "loopback-1200",
 ];
 
+/// The number a case's name ends in after `prefix`: the payload size of
+/// the `send-`, `receive-` and `loopback-` cases, the client count of the
+/// `tick-` cases.
+pub fn sized(case: &str, prefix: &str) -> Option<usize> {
+    case.strip_prefix(prefix)?.parse().ok()
+}
+
 /// Operations in the shorter and the longer callgrind run of a case.
 pub const SHORT: usize = 500;
 /// See [`SHORT`].

@@ -10,9 +10,9 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crate::{
-    EXPIRE_SECONDS, PRIVATE_KEY, PROTOCOL_ID, SERVER, TIMEOUT_SECONDS, UNIX_NOW, USER_DATA,
-    client_address,
+use crate::fixtures::{
+    EXPIRE_SECONDS, PRIVATE_KEY, PROTOCOL_ID, SERVER, TIMEOUT_SECONDS, TickDatagram, UNIX_NOW,
+    USER_DATA, client_address,
 };
 use renetcode::{
     ClientAuthentication, ConnectToken, NetcodeClient, NetcodeServer, ServerAuthentication,
@@ -126,7 +126,7 @@ pub fn renet_connected(n: usize) -> (NetcodeServer, Vec<NetcodeClient>) {
 pub fn renet_send_from_each(
     clients: &mut [NetcodeClient],
     data: &[u8],
-    datagrams: &mut [crate::TickDatagram],
+    datagrams: &mut [TickDatagram],
 ) {
     for (client, (bytes, len)) in clients.iter_mut().zip(datagrams) {
         let (_, packet) = client

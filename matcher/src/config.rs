@@ -1,18 +1,21 @@
 //! What the matcher is told at start: its command-line options (among
-//! them the servers that also take browsers, and the limits that keep it
-//! up under abuse), and the secret and key files they name, read into a
-//! [`Matcher`].
+//! them the servers that also take browsers, the limits that keep it up
+//! under abuse, and the Agones fleet to allocate from), and the secret and
+//! key files they name, read into a [`Matcher`]; the [`FleetSource`] its
+//! fleet options describe.
 
 use std::fs;
+use std::io;
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser};
-use netcode_std::Key;
+use clap::Parser;
+use netcode_std::{Key, KeyError};
 
-use crate::fleet::{FleetOptions, FleetSource};
-use crate::issue::Matcher;
+use crate::fleet::{FleetConfigError, FleetOptions, FleetSource};
+use crate::issue::{BrowserServersError, Matcher};
+use crate::limits::LimitOptions;
+use crate::parse::parse_id;
 use crate::webtransport::WebTransportSpec;
 
 /// A token service for a fleet of netcode dedicated servers: answers
@@ -91,106 +94,56 @@ pub struct Options {
     pub fleet: FleetOptions,
 }
 
-/// The limits on what callers may hold and ask for: connections, the time
-/// each part of a request may take, and requests per second (durations in
-/// seconds, fractions allowed).
-#[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Limits")]
-pub struct LimitOptions {
-    /// Most connections open at once (default: 4096, or fewer when the
-    /// file-descriptor limit, raised to its hard limit at start, leaves
-    /// less room). When full, a new connection takes the place of the
-    /// oldest one not in the middle of a request (idle, or still sending
-    /// its header); if every connection is mid-request it is closed at
-    /// once.
-    #[arg(long, value_name = "N")]
-    pub max_connections: Option<usize>,
-
-    /// Seconds a connection has, from its opening or the end of its
-    /// previous answer, to send a request's whole header; slower ones are
-    /// closed.
-    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
-    pub header_read_timeout: Duration,
-
-    /// Seconds a connection may stay silent, from its opening or the end of
-    /// its previous answer, before it is closed (keep-alive).
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_seconds)]
-    pub idle_timeout: Duration,
-
-    /// Seconds a request has, once its header is in, to send its body and
-    /// be answered; past that it gets 408.
-    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
-    pub request_timeout: Duration,
-
-    /// Requests per second one source address may make, sustained (IPv6
-    /// addresses counted by their /64); beyond it, 429 with Retry-After.
-    /// 0 turns this limit off.
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    pub rate_per_source: u32,
-
-    /// Requests one source address may make at once after a quiet spell
-    /// (default: twice --rate-per-source).
-    #[arg(long, value_name = "N")]
-    pub burst_per_source: Option<u32>,
-
-    /// Token requests per second callers presenting the bearer secret may
-    /// make together, sustained; beyond it, 429 with Retry-After. 0 turns
-    /// this limit off.
-    #[arg(long, value_name = "N", default_value_t = 1000)]
-    pub rate_per_secret: u32,
-
-    /// Token requests callers presenting the bearer secret may make at once
-    /// after a quiet spell (default: twice --rate-per-secret).
-    #[arg(long, value_name = "N")]
-    pub burst_per_secret: Option<u32>,
-
-    /// Seconds between two reports on stderr of the same limit biting: the
-    /// first time it bites is reported at once, the times after are
-    /// counted and reported together.
-    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
-    pub limit_log_interval: Duration,
+/// Why the matcher cannot start with the options it was given.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The secret or key file cannot be read.
+    #[error("cannot read {}: {error}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        error: io::Error,
+    },
+    /// The secret file holds only whitespace.
+    #[error("{} holds no secret", .0.display())]
+    NoSecret(PathBuf),
+    /// The key file does not hold a key as 64 hex digits.
+    #[error("{}: {error}", .path.display())]
+    Key {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with its text.
+        error: KeyError,
+    },
+    /// The servers given to take browsers do not fit the fleet.
+    #[error(transparent)]
+    BrowserServers(#[from] BrowserServersError),
 }
 
-/// A positive duration written in seconds, fractions allowed (`2`, `0.5`).
-pub fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .trim()
-        .parse()
-        .map_err(|e| format!("{text:?} is not a number of seconds: {e}"))?;
-    if !(seconds > 0.0 && seconds <= 86_400.0) {
-        return Err(format!(
-            "{text:?}: expected more than 0 and at most 86400 seconds"
-        ));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
-/// An id written in decimal or as 0x-prefixed hex.
-pub fn parse_id(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => text.parse(),
-    };
-    parsed.map_err(|e| format!("{text:?} is not a 64-bit id in decimal or 0x hex: {e}"))
+/// The text of the file at `path`.
+fn read(path: &Path) -> Result<String, ConfigError> {
+    fs::read_to_string(path).map_err(|error| ConfigError::Read {
+        path: path.to_owned(),
+        error,
+    })
 }
 
 impl Options {
     /// Reads the secret and key files and checks the rest: a [`Matcher`]
-    /// ready to issue tokens, or what is wrong, in words.
-    pub fn load(&self) -> Result<Matcher, String> {
-        let read = |path: &PathBuf| {
-            fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-        };
+    /// ready to issue tokens, or what is wrong.
+    pub fn load(&self) -> Result<Matcher, ConfigError> {
         let secret = read(&self.secret_file)?.trim().to_owned();
         if secret.is_empty() {
-            return Err(format!("{} holds no secret", self.secret_file.display()));
+            return Err(ConfigError::NoSecret(self.secret_file.clone()));
         }
         let key: Key = read(&self.key_file)?
             .trim()
             .parse()
-            .map_err(|e| format!("{}: {e}", self.key_file.display()))?;
-        let fleet = FleetSource::from_options(&self.fleet)?;
+            .map_err(|error| ConfigError::Key {
+                path: self.key_file.clone(),
+                error,
+            })?;
         Ok(Matcher::new(
             secret,
             key,
@@ -199,8 +152,13 @@ impl Options {
             self.expire,
             self.timeout,
         )
-        .with_webtransport(self.webtransport.clone())?
-        .with_fleet(fleet))
+        .with_webtransport(self.webtransport.clone())?)
+    }
+
+    /// The Agones fleet native clients' servers are allocated from, if
+    /// `--allocator-url` is given (reading its certificate files).
+    pub fn fleet_source(&self) -> Result<Option<FleetSource>, FleetConfigError> {
+        FleetSource::from_options(&self.fleet)
     }
 }
 
@@ -224,6 +182,8 @@ pub(crate) fn options_with(more: &[&str]) -> Result<Options, clap::Error> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -231,26 +191,6 @@ mod tests {
         use clap::CommandFactory;
         // Names used twice across the flattened groups, and the like.
         Options::command().debug_assert();
-    }
-
-    #[test]
-    fn ids_are_decimal_or_hex_and_nothing_else() {
-        assert_eq!(parse_id("42"), Ok(42));
-        assert_eq!(parse_id("0x1122334455667788"), Ok(0x1122_3344_5566_7788));
-        assert_eq!(parse_id("0XFF"), Ok(255));
-        assert_eq!(parse_id("18446744073709551615"), Ok(u64::MAX));
-        for bad in ["", "-1", "0x", "18446744073709551616", "12a", "0x1g", "1.5"] {
-            assert!(parse_id(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn seconds_are_positive_and_may_be_fractions() {
-        assert_eq!(parse_seconds("2"), Ok(Duration::from_secs(2)));
-        assert_eq!(parse_seconds(" 0.25 "), Ok(Duration::from_millis(250)));
-        for bad in ["", "0", "-1", "x", "NaN", "inf", "86401"] {
-            assert!(parse_seconds(bad).is_err(), "{bad:?}");
-        }
     }
 
     #[test]

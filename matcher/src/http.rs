@@ -6,7 +6,10 @@
 //! learn nothing else. A body that is not the JSON object asked for, in
 //! any way, is 400. A browser's request (`"transport": "webtransport"`)
 //! gets a token for one server and that server's WebTransport URL and
-//! certificate hash.
+//! certificate hash. With a fleet to allocate from, a UDP client's request
+//! goes allocate, then issue: the protocol is checked first (a request the
+//! matcher refuses allocates nothing), the [`FleetSource`] allocates a game
+//! server, and the [`Matcher`] issues a token naming it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,19 +24,29 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
-use crate::config::parse_id;
+use crate::fleet::{AllocateError, FleetSource};
 use crate::issue::{BrowserToken, IssueError, Matcher};
 use crate::metrics::TokenIssued;
+use crate::parse::{IdError, parse_id};
 
 /// The largest request body read: a token request is a few dozen bytes.
 pub const MAX_BODY_BYTES: usize = 4096;
 
-/// The matcher's routes, sharing `matcher`.
-pub fn router(matcher: Arc<Matcher>) -> Router {
+/// What the routes share: the matcher, and the fleet native clients'
+/// servers are allocated from, if any.
+#[derive(Debug, Clone)]
+struct Routes {
+    matcher: Arc<Matcher>,
+    fleet: Option<Arc<FleetSource>>,
+}
+
+/// The matcher's routes, issuing tokens with `matcher` for the servers it
+/// lists, or, given a `fleet`, for a UDP client's server allocated from it.
+pub fn router(matcher: Arc<Matcher>, fleet: Option<Arc<FleetSource>>) -> Router {
     Router::new()
         .route("/token", post(token))
         .route("/health", get(health))
-        .with_state(matcher)
+        .with_state(Routes { matcher, fleet })
 }
 
 /// What `POST /token` takes: ids as JSON numbers, or as strings in decimal
@@ -67,7 +80,7 @@ enum Id {
 }
 
 impl Id {
-    fn value(&self) -> Result<u64, String> {
+    fn value(&self) -> Result<u64, IdError> {
         match self {
             Self::Number(n) => Ok(*n),
             Self::Text(text) => parse_id(text),
@@ -179,8 +192,8 @@ async fn health() -> &'static str {
     "ok"
 }
 
-async fn token(State(matcher): State<Arc<Matcher>>, request: Request) -> Response {
-    match issue(&matcher, request).await {
+async fn token(State(routes): State<Routes>, request: Request) -> Response {
+    match issue(&routes, request).await {
         Ok(answer) => {
             let transport = match answer.webtransport {
                 Some(_) => "webtransport",
@@ -194,12 +207,9 @@ async fn token(State(matcher): State<Arc<Matcher>>, request: Request) -> Respons
     }
 }
 
-async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Refusal> {
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| bearer(v.as_bytes()));
-    if !presented.is_some_and(|secret| matcher.authorized(secret)) {
+async fn issue(routes: &Routes, request: Request) -> Result<TokenAnswer, Refusal> {
+    let matcher = &routes.matcher;
+    if !matcher.secret().presented_in(request.headers()) {
         return Err(Failure(
             StatusCode::UNAUTHORIZED,
             "a bearer secret is required".into(),
@@ -214,40 +224,39 @@ async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Refus
              \"transport\": \"udp\" or \"webtransport\": {e}"
         ))
     })?;
-    let protocol_id = asked.protocol_id.value().map_err(bad)?;
-    let client_id = asked.client_id.value().map_err(bad)?;
-    let refused = |e: IssueError| {
-        let status = match e {
-            IssueError::UnknownProtocol(_) | IssueError::NoBrowserServers => StatusCode::NOT_FOUND,
-            IssueError::NoBrowserServerAvailable => StatusCode::SERVICE_UNAVAILABLE,
-            IssueError::Build(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        };
-        Failure(status, e.to_string())
-    };
+    let protocol_id = asked.protocol_id.value().map_err(|e| bad(e.to_string()))?;
+    let client_id = asked.client_id.value().map_err(|e| bad(e.to_string()))?;
     let mut allocated = None;
-    let (token, webtransport) = match (asked.transport, matcher.fleet()) {
-        (Transport::Udp, Some(fleet)) => {
-            let issued = fleet
-                .issue(matcher, protocol_id, client_id)
-                .await
-                .map_err(|e| {
-                    let failure = Failure(e.http_status(), e.to_string());
-                    match e.retry_after() {
-                        Some(wait) => Refusal::Later(RetryLater(failure, wait)),
-                        None => Refusal::Now(failure),
-                    }
-                })?;
+    let (token, webtransport) = match (asked.transport, &routes.fleet) {
+        (transport, Some(fleet)) => {
+            // Checked before allocating, so that a refused request wastes
+            // no game server.
+            if !matcher.serves_protocol(protocol_id) {
+                return Err(refused(IssueError::UnknownProtocol(protocol_id)).into());
+            }
+            let server = match transport {
+                Transport::Udp => fleet.allocate().await,
+                Transport::WebTransport => fleet.allocate_for_browser().await,
+            }
+            .map_err(unallocated)?;
+            let token = matcher
+                .issue_for(protocol_id, client_id, &[server.server])
+                .map_err(refused)?;
             allocated = Some(AllocatedAnswer {
-                server: issued.allocated.server.to_string(),
-                game_server: issued.allocated.game_server_name,
+                server: server.server.to_string(),
+                game_server: server.game_server_name,
             });
-            (issued.token, None)
+            let answer = server.browser.map(|browser| WebTransportAnswer {
+                url: browser.url,
+                certificate_hash: Some(browser.certificate_hash),
+            });
+            (token, answer)
         }
         (Transport::Udp, None) => (
             matcher.issue(protocol_id, client_id).map_err(refused)?,
             None,
         ),
-        (Transport::WebTransport, _) => {
+        (Transport::WebTransport, None) => {
             let BrowserToken {
                 token,
                 url,
@@ -272,14 +281,23 @@ async fn issue(matcher: &Matcher, request: Request) -> Result<TokenAnswer, Refus
     })
 }
 
-/// The credentials of an `Authorization` header of the Bearer scheme
-/// (whose name, as every HTTP scheme's, is case-insensitive).
-pub(crate) fn bearer(header: &[u8]) -> Option<&[u8]> {
-    let (scheme, credentials) = header.split_at_checked(6)?;
-    let credentials = credentials.strip_prefix(b" ")?;
-    scheme
-        .eq_ignore_ascii_case(b"bearer")
-        .then_some(credentials)
+/// The answer to a request the matcher could not issue a token for.
+fn refused(e: IssueError) -> Failure {
+    let status = match e {
+        IssueError::UnknownProtocol(_) | IssueError::NoBrowserServers => StatusCode::NOT_FOUND,
+        IssueError::NoBrowserServerAvailable => StatusCode::SERVICE_UNAVAILABLE,
+        IssueError::Build(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    Failure(status, e.to_string())
+}
+
+/// The answer to a request no game server was allocated for.
+fn unallocated(e: AllocateError) -> Refusal {
+    let failure = Failure(e.http_status(), e.to_string());
+    match e.retry_after() {
+        Some(wait) => Refusal::Later(RetryLater(failure, wait)),
+        None => Refusal::Now(failure),
+    }
 }
 
 /// The request's body, at most [`MAX_BODY_BYTES`].

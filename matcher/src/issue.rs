@@ -8,17 +8,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use netcode_std::constants::{CONNECT_TOKEN_BYTES, MAX_SERVERS_PER_CONNECT};
 use netcode_std::{ConnectTokenBuilder, Key, TokenBuildError};
-use subtle::ConstantTimeEq;
 
-use crate::fleet::FleetSource;
+use crate::secret::Secret;
 use crate::webtransport::{Browsers, NoChoice, WebTransportSpec};
 
 /// The matcher's state: its secret, the key it shares with the fleet, the
 /// fleet's addresses (and which of its servers take browsers) and the
 /// protocols it serves.
+///
+/// It issues tokens for the servers it is told of: its own list, or one
+/// server given by the caller ([`issue_for`](Self::issue_for)), such as the
+/// one an Agones fleet allocated ([`FleetSource`](crate::FleetSource)); it
+/// knows nothing of where that server came from.
 #[derive(Debug)]
 pub struct Matcher {
-    secret: String,
+    secret: Secret,
     key: Key,
     servers: Vec<SocketAddr>,
     protocol_ids: Vec<u64>,
@@ -28,9 +32,6 @@ pub struct Matcher {
     next_server: AtomicUsize,
     /// The servers that also take browsers over WebTransport.
     browsers: Browsers,
-    /// Where native clients' servers come from instead of `servers`: an
-    /// Agones fleet, one allocated server per token.
-    fleet: Option<FleetSource>,
 }
 
 /// A connect token for a browser, and where the browser takes it.
@@ -50,38 +51,38 @@ pub struct BrowserToken {
 }
 
 /// Why no token was issued for a request that was otherwise fine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum IssueError {
     /// The fleet does not serve this protocol id.
+    #[error("no servers for protocol id {0:#x}")]
     UnknownProtocol(u64),
     /// The token could not be made (the operating system's random source
     /// failed, or the configuration holds an unusable address).
+    #[error("could not make a token: {0}")]
     Build(TokenBuildError),
     /// A browser asked, and no server of the fleet takes browsers.
+    #[error("no server of this fleet takes browsers (WebTransport)")]
     NoBrowserServers,
     /// A browser asked, and no server that takes browsers has a
     /// certificate hash to hand out now (their hash files are unreadable
     /// or malformed).
+    #[error("no server taking browsers (WebTransport) is available now: try again later")]
     NoBrowserServerAvailable,
 }
 
-impl std::fmt::Display for IssueError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::UnknownProtocol(id) => write!(f, "no servers for protocol id {id:#x}"),
-            Self::Build(e) => write!(f, "could not make a token: {e}"),
-            Self::NoBrowserServers => {
-                write!(f, "no server of this fleet takes browsers (WebTransport)")
-            }
-            Self::NoBrowserServerAvailable => write!(
-                f,
-                "no server taking browsers (WebTransport) is available now: try again later"
-            ),
-        }
-    }
+/// Why the servers given to take browsers do not fit the fleet.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BrowserServersError {
+    /// A spec names a server that is not in the fleet's list.
+    #[error("--webtransport {spec}: {} is not one of the --server addresses", .spec.server)]
+    NotInFleet {
+        /// The spec.
+        spec: WebTransportSpec,
+    },
+    /// Two specs name the same server.
+    #[error("--webtransport: {0} is given more than once")]
+    Repeated(SocketAddr),
 }
-
-impl std::error::Error for IssueError {}
 
 impl Matcher {
     /// A matcher accepting `secret`, sealing tokens with `key` for
@@ -96,7 +97,7 @@ impl Matcher {
         timeout_seconds: u16,
     ) -> Self {
         Self {
-            secret,
+            secret: Secret::new(secret),
             key,
             servers,
             protocol_ids,
@@ -104,38 +105,21 @@ impl Matcher {
             timeout_seconds,
             next_server: AtomicUsize::new(0),
             browsers: Browsers::default(),
-            fleet: None,
         }
     }
 
-    /// The same matcher, allocating each native client's server from
-    /// `fleet` (when given) instead of listing the static servers.
-    pub fn with_fleet(mut self, fleet: Option<FleetSource>) -> Self {
-        self.fleet = fleet;
-        self
-    }
-
-    /// The fleet native clients' servers are allocated from, if any.
-    pub fn fleet(&self) -> Option<&FleetSource> {
-        self.fleet.as_ref()
-    }
-
-    /// The same matcher, giving browsers the servers of `specs`; fails
-    /// (saying why) if one names a server not in the fleet, or a server
-    /// twice.
-    pub fn with_webtransport(mut self, specs: Vec<WebTransportSpec>) -> Result<Self, String> {
+    /// The same matcher, giving browsers the servers of `specs`; fails if
+    /// one names a server not in the fleet, or a server twice.
+    pub fn with_webtransport(
+        mut self,
+        specs: Vec<WebTransportSpec>,
+    ) -> Result<Self, BrowserServersError> {
         for (i, spec) in specs.iter().enumerate() {
             if !self.servers.contains(&spec.server) {
-                return Err(format!(
-                    "--webtransport {spec}: {} is not one of the --server addresses",
-                    spec.server
-                ));
+                return Err(BrowserServersError::NotInFleet { spec: spec.clone() });
             }
             if specs[..i].iter().any(|other| other.server == spec.server) {
-                return Err(format!(
-                    "--webtransport: {} is given more than once",
-                    spec.server
-                ));
+                return Err(BrowserServersError::Repeated(spec.server));
             }
         }
         self.browsers = Browsers::new(specs);
@@ -144,7 +128,12 @@ impl Matcher {
 
     /// Whether `presented` is the secret, compared in constant time.
     pub fn authorized(&self, presented: &[u8]) -> bool {
-        self.secret.as_bytes().ct_eq(presented).into()
+        self.secret.matches(presented)
+    }
+
+    /// The secret, for the checks made before a request reaches it.
+    pub(crate) fn secret(&self) -> &Secret {
+        &self.secret
     }
 
     /// How long the tokens it issues stay valid, in seconds.
@@ -188,7 +177,7 @@ impl Matcher {
     /// A connect token for a browser with `client_id` on protocol
     /// `protocol_id`, listing one server that takes browsers: the next
     /// one along (browsers spread over them), skipping any whose
-    /// certificate hash cannot be read now (each reported on stderr).
+    /// certificate hash cannot be read now (each logged as a warning).
     pub fn issue_webtransport(
         &self,
         protocol_id: u64,
@@ -200,10 +189,7 @@ impl Matcher {
         let chosen = self
             .browsers
             .choose(|spec, why| {
-                eprintln!(
-                    "matcher: {} is unavailable to browsers for now: {why}",
-                    spec.server
-                );
+                log::warn!("{} is unavailable to browsers for now: {why}", spec.server);
             })
             .map_err(|e| match e {
                 NoChoice::NoneConfigured => IssueError::NoBrowserServers,
@@ -395,12 +381,18 @@ mod tests {
         assert!(
             outside
                 .unwrap_err()
+                .to_string()
                 .contains("not one of the --server addresses")
         );
         let twice = matcher(2).with_webtransport(vec![
             browser_spec(40001, CertificateHash::Trusted),
             browser_spec(40001, CertificateHash::Fixed("00".repeat(32))),
         ]);
-        assert!(twice.unwrap_err().contains("more than once"));
+        let twice = twice.unwrap_err();
+        assert_eq!(
+            twice,
+            BrowserServersError::Repeated("127.0.0.1:40001".parse().unwrap())
+        );
+        assert!(twice.to_string().contains("more than once"));
     }
 }

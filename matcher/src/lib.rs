@@ -37,16 +37,42 @@
 //!
 //! The binary (`matcher --help`) takes its configuration from the
 //! command line ([`Options`], [`LimitOptions`], [`WebTransportSpec`]) and
-//! [`run`]s: its own accept loop serves the routes with a cap on
-//! connections, header-read, idle and request timeouts, rate limits per
-//! source address and per secret (429 with `Retry-After`), and Prometheus
-//! metrics on a listener of their own (`--metrics`). [`router`] serves a
-//! bare [`Matcher`] in any axum program, without those limits.
+//! [`run`]s: it serves the routes with netcode-metrics' bounded HTTP/1
+//! server ([`netcode_metrics::http`]: a cap on connections that closes the
+//! oldest idle one when full, header-read, idle and request timeouts,
+//! graceful shutdown), rate limits per source address and per secret (429
+//! with `Retry-After`), and Prometheus metrics on a listener of their own
+//! (`--metrics`). What it reports goes through the `log` crate; the binary
+//! logs to stderr. [`router`] serves a bare [`Matcher`] in any axum
+//! program, without those limits.
 //!
 //! Instead of a static list, tokens can name a game server allocated for
 //! each request from an Agones fleet: [`fleet`] ([`FleetOptions`],
 //! [`FleetSource`]) asks the Agones allocator service for a `Ready` server
-//! over mutual TLS and issues a token naming it.
+//! over mutual TLS; the token route then has the [`Matcher`] issue a token
+//! naming it.
+//!
+//! # Shape
+//!
+//! Each module imports only those listed before it, none in a loop:
+//!
+//! | module | holds | imports |
+//! | --- | --- | --- |
+//! | `parse` | ids and durations as text | |
+//! | `secret` | the bearer secret, read from `Authorization` | |
+//! | `webtransport` | the servers that take browsers, their certificate hashes | |
+//! | `metrics` | what is counted; the counting middleware; `GET /metrics` | |
+//! | `fleet` | the Agones allocator client and its options | `parse` |
+//! | `issue` | the [`Matcher`]: who may ask, tokens for given servers | `secret`, `webtransport` |
+//! | `monitor` | limits that bite, counted and logged; the HTTP server's observer | `metrics` |
+//! | `limits` | the limits' options; the rate limits | `parse`, `secret`, `metrics`, `monitor` |
+//! | `config` | the command line, read into a [`Matcher`] and a [`FleetSource`] | `parse`, `fleet`, `issue`, `limits`, `webtransport` |
+//! | `http` | the routes: allocate (with a fleet), then issue | `parse`, `fleet`, `issue`, `metrics` |
+//! | `run` | the program: listeners, layers, shutdown | `config`, `fleet`, `http`, `limits`, `metrics`, `monitor` |
+//!
+//! The [`Matcher`] holds no fleet source and the fleet source no matcher:
+//! only the token route knows both. The peer address a rate limit counts
+//! by is the HTTP server's ([`netcode_metrics::http::Peer`]).
 
 mod config;
 pub mod fleet;
@@ -55,14 +81,19 @@ mod issue;
 mod limits;
 mod metrics;
 mod monitor;
+mod parse;
 mod run;
-mod serve;
-mod slots;
+mod secret;
 mod webtransport;
 
-pub use config::{LimitOptions, Options, parse_id, parse_seconds};
-pub use fleet::{AllocateError, Allocated, FleetIssueError, FleetOptions, FleetSource};
+pub use config::{ConfigError, Options};
+pub use fleet::{
+    AllocateError, Allocated, BROWSER_HASH_ANNOTATION, BROWSER_LABEL, BROWSER_URL_ANNOTATION,
+    BrowserEndpoint, FleetConfigError, FleetOptions, FleetSource,
+};
 pub use http::{MAX_BODY_BYTES, router};
-pub use issue::{BrowserToken, IssueError, Matcher};
-pub use run::{DEFAULT_MAX_CONNECTIONS, run};
-pub use webtransport::{CertificateHash, WebTransportSpec};
+pub use issue::{BrowserServersError, BrowserToken, IssueError, Matcher};
+pub use limits::{LimitOptions, ZeroBurst};
+pub use parse::{IdError, SecondsError, parse_id, parse_seconds};
+pub use run::{CapError, DEFAULT_MAX_CONNECTIONS, RunError, run};
+pub use webtransport::{CertificateHash, HashFileError, NotAHash, SpecError, WebTransportSpec};

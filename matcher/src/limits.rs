@@ -1,16 +1,19 @@
-//! Rate limits per caller, kept by `governor` (GCRA: a sustained rate and
-//! a burst): each source address may make so many requests per second
-//! (IPv6 sources counted by their /64, which one subscriber usually holds
-//! whole), and the callers presenting the bearer secret so many token
-//! requests together. A request over a limit gets 429 with `Retry-After`
-//! before anything else is looked at.
+//! The limits that keep the matcher up under abuse: their options
+//! ([`LimitOptions`]; the HTTP server enforces those on connections and
+//! time), and the rate limits per caller the matcher keeps itself, with
+//! `governor` (GCRA: a sustained rate and a burst): each source address
+//! may make so many requests per second (IPv6 sources counted by their
+//! /64, which one subscriber usually holds whole), and the callers
+//! presenting the bearer secret so many token requests together. A request
+//! over a limit gets 429 with `Retry-After` before anything else is looked
+//! at.
 //!
 //! Memory stays bounded: the state of a source whose bucket has refilled
 //! is indistinguishable from no state and is pruned every few seconds, and
 //! beyond [`MAX_SOURCES`] sources at once the table is pruned at once and,
 //! if still full, new requests are refused until it drains.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -19,14 +22,15 @@ use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use clap::Args;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota};
+use netcode_metrics::http::Peer;
 
-use crate::config::LimitOptions;
-use crate::http::bearer;
-use crate::issue::Matcher;
 use crate::metrics::{Limit, LimitAnswer};
 use crate::monitor::Monitor;
+use crate::parse::parse_seconds;
+use crate::secret::Secret;
 
 /// Most source addresses (or IPv6 /64s) whose rate is tracked at once:
 /// some 100 bytes each, a few megabytes in all.
@@ -35,10 +39,65 @@ pub(crate) const MAX_SOURCES: usize = 65_536;
 /// How often the state of sources that have gone quiet is dropped.
 pub(crate) const PRUNE_EVERY: Duration = Duration::from_secs(5);
 
-/// The address a request's connection comes from, put in each request's
-/// extensions by the accept loop.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Peer(pub(crate) SocketAddr);
+/// The limits on what callers may hold and ask for: connections, the time
+/// each part of a request may take, and requests per second (durations in
+/// seconds, fractions allowed).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Limits")]
+pub struct LimitOptions {
+    /// Most connections open at once (default: 4096, or fewer when the
+    /// file-descriptor limit, raised to its hard limit at start, leaves
+    /// less room). When full, a new connection takes the place of the
+    /// oldest one not in the middle of a request (idle, or still sending
+    /// its header); if every connection is mid-request it is closed at
+    /// once.
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+
+    /// Seconds a connection has, from its opening or the end of its
+    /// previous answer, to send a request's whole header; slower ones are
+    /// closed.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
+    pub header_read_timeout: Duration,
+
+    /// Seconds a connection may stay silent, from its opening or the end of
+    /// its previous answer, before it is closed (keep-alive).
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_seconds)]
+    pub idle_timeout: Duration,
+
+    /// Seconds a request has, once its header is in, to send its body and
+    /// be answered; past that it gets 408 and its connection is closed.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
+    pub request_timeout: Duration,
+
+    /// Requests per second one source address may make, sustained (IPv6
+    /// addresses counted by their /64); beyond it, 429 with Retry-After.
+    /// 0 turns this limit off.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub rate_per_source: u32,
+
+    /// Requests one source address may make at once after a quiet spell
+    /// (default: twice --rate-per-source).
+    #[arg(long, value_name = "N")]
+    pub burst_per_source: Option<u32>,
+
+    /// Token requests per second callers presenting the bearer secret may
+    /// make together, sustained; beyond it, 429 with Retry-After. 0 turns
+    /// this limit off.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub rate_per_secret: u32,
+
+    /// Token requests callers presenting the bearer secret may make at once
+    /// after a quiet spell (default: twice --rate-per-secret).
+    #[arg(long, value_name = "N")]
+    pub burst_per_secret: Option<u32>,
+
+    /// Seconds between two log lines about the same limit biting: the first
+    /// time it bites is reported at once, the times after are counted and
+    /// reported together.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
+    pub limit_log_interval: Duration,
+}
 
 /// A caller as the per-source limit counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,10 +116,19 @@ impl Source {
     }
 }
 
+/// A burst of 0 asked for a rate limit that is on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--burst-per-{0} must be at least 1")]
+pub struct ZeroBurst(
+    /// What the limit is per: `source` or `secret`.
+    pub &'static str,
+);
+
 /// The rate limits of the token listener.
 #[derive(Debug)]
 pub(crate) struct RateLimits {
-    matcher: Arc<Matcher>,
+    /// Whose presenters share the per-secret limit.
+    secret: Secret,
     monitor: Arc<Monitor>,
     per_source: Option<DefaultKeyedRateLimiter<Source>>,
     per_secret: Option<DefaultDirectRateLimiter>,
@@ -71,26 +139,27 @@ pub(crate) struct RateLimits {
 
 /// The quota of `rate` per second with `burst` (default twice the rate);
 /// `None` for a rate of 0 (no limit).
-fn quota(rate: u32, burst: Option<u32>, name: &str) -> Result<Option<Quota>, String> {
+fn quota(rate: u32, burst: Option<u32>, name: &'static str) -> Result<Option<Quota>, ZeroBurst> {
     let Some(rate) = NonZeroU32::new(rate) else {
         return Ok(None);
     };
     let burst = burst.unwrap_or(rate.get().saturating_mul(2));
-    let burst = NonZeroU32::new(burst).ok_or(format!("--burst-per-{name} must be at least 1"))?;
+    let burst = NonZeroU32::new(burst).ok_or(ZeroBurst(name))?;
     Ok(Some(Quota::per_second(rate).allow_burst(burst)))
 }
 
 impl RateLimits {
-    /// The limits `options` ask for, on requests to `matcher`.
+    /// The limits `options` ask for, the per-secret one on requests
+    /// presenting `secret`.
     pub(crate) fn new(
         options: &LimitOptions,
-        matcher: Arc<Matcher>,
+        secret: Secret,
         monitor: Arc<Monitor>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ZeroBurst> {
         let per_source = quota(options.rate_per_source, options.burst_per_source, "source")?;
         let per_secret = quota(options.rate_per_secret, options.burst_per_secret, "secret")?;
         Ok(Self {
-            matcher,
+            secret,
             monitor,
             per_source: per_source.map(DefaultKeyedRateLimiter::keyed),
             per_secret: per_secret.map(DefaultDirectRateLimiter::direct),
@@ -146,11 +215,7 @@ impl RateLimits {
         }
         if let Some(limiter) = &self.per_secret
             && request.uri().path() == "/token"
-            && request
-                .headers()
-                .get(header::AUTHORIZATION)
-                .and_then(|value| bearer(value.as_bytes()))
-                .is_some_and(|secret| self.matcher.authorized(secret))
+            && self.secret.presented_in(request.headers())
             && let Err(not_until) = limiter.check()
         {
             let why = "too many token requests for this secret";
@@ -210,20 +275,12 @@ mod tests {
 
     fn limits(args: &[&str]) -> RateLimits {
         let options = crate::config::options_with(args).unwrap();
-        let matcher = Matcher::new(
-            "secret".into(),
-            netcode_std::Key::from_bytes([1; 32]),
-            options.servers.clone(),
-            vec![1],
-            30,
-            5,
-        );
         let monitor = Arc::new(Monitor::new(
             "",
             Arc::new(Metrics::new()),
             Duration::from_secs(60),
         ));
-        RateLimits::new(&options.limits, Arc::new(matcher), monitor).unwrap()
+        RateLimits::new(&options.limits, Secret::new("secret".into()), monitor).unwrap()
     }
 
     fn request(from: &str, secret: Option<&str>) -> Request {
@@ -329,7 +386,11 @@ mod tests {
     #[test]
     fn a_burst_of_zero_is_refused() {
         let options = crate::config::options_with(&["--burst-per-source", "0"]).unwrap();
-        assert!(quota(1, Some(0), "source").is_err());
+        assert_eq!(quota(1, Some(0), "source"), Err(ZeroBurst("source")));
+        assert_eq!(
+            ZeroBurst("source").to_string(),
+            "--burst-per-source must be at least 1"
+        );
         assert!(quota(0, Some(0), "source").unwrap().is_none());
         assert!(
             quota(

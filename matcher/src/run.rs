@@ -1,28 +1,30 @@
 //! The matcher program's life: it raises its file-descriptor limit, sizes
 //! its connection cap below it, binds the token listener (and the metrics
-//! listener if asked), prints where they are, and serves them until Ctrl-C
-//! or SIGTERM, then lets requests in progress finish.
+//! listener if asked), prints where they are, and serves them with
+//! netcode-metrics' bounded HTTP server until Ctrl-C or SIGTERM, then lets
+//! requests in progress finish.
 
-use std::io::Write;
+use std::future::Future;
+use std::io::{self, Write};
 use std::net::SocketAddr;
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::StatusCode;
+use axum::body::Body;
 use axum::middleware::from_fn_with_state;
-use tokio::net::TcpListener;
+use netcode_metrics::http::{HttpServer, Limits, WhenFull};
+use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::watch;
-use tower_http::timeout::TimeoutLayer;
+use tower::ServiceExt;
 
-use crate::config::Options;
+use crate::config::{ConfigError, Options};
+use crate::fleet::FleetConfigError;
 use crate::http::router;
-use crate::issue::Matcher;
-use crate::limits::{RateLimits, limit_rates};
+use crate::limits::{RateLimits, ZeroBurst, limit_rates};
 use crate::metrics::{Metrics, count_answers, metrics_router};
 use crate::monitor::Monitor;
-use crate::serve::{ConnectionLimits, serve};
-use crate::slots::Slots;
 
 /// The connection cap when none is given and the file-descriptor limit
 /// leaves room: with hyper's 8 KiB read buffer and the task around it,
@@ -30,11 +32,62 @@ use crate::slots::Slots;
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 
 /// Connections the metrics listener holds at most (scrapers are few).
-const METRICS_MAX_CONNECTIONS: usize = 16;
+const METRICS_MAX_CONNECTIONS: NonZeroUsize = NonZeroUsize::new(16).expect("16 is not zero");
 
 /// File descriptors kept for everything but connections: the listeners,
 /// the runtime's, standard streams, files read at each request.
 const RESERVED_FDS: u64 = 128;
+
+/// Why the matcher did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The secret, key or browser options are unusable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The Agones fleet options are unusable.
+    #[error(transparent)]
+    Fleet(#[from] FleetConfigError),
+    /// The connection cap asked for cannot be had.
+    #[error(transparent)]
+    ConnectionCap(#[from] CapError),
+    /// A rate limit is on with a burst of 0.
+    #[error(transparent)]
+    Burst(#[from] ZeroBurst),
+    /// A listener cannot be bound.
+    #[error("{option}: cannot listen on {address}: {error}")]
+    Bind {
+        /// The option that named the address.
+        option: &'static str,
+        /// The address.
+        address: SocketAddr,
+        /// What the operating system said.
+        error: io::Error,
+    },
+}
+
+/// Why the token listener's connection cap cannot be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CapError {
+    /// `--max-connections 0`.
+    #[error("--max-connections must be at least 1")]
+    Zero,
+    /// More connections than the open-file limit leaves room for.
+    #[error(
+        "--max-connections {asked} needs more file descriptors than the limit of \
+         {fd_limit} leaves room for (at most {room})"
+    )]
+    TooMany {
+        /// The cap asked for.
+        asked: usize,
+        /// The open-file limit.
+        fd_limit: u64,
+        /// The most connections it leaves room for.
+        room: usize,
+    },
+    /// The open-file limit leaves no room for a single connection.
+    #[error("the open-file limit of {0} leaves no room for connections")]
+    NoRoom(u64),
+}
 
 /// Raises the soft limit on open files to the hard limit; the limit in
 /// force after (the operating system's usual 1024 if it cannot be read).
@@ -42,7 +95,7 @@ fn raise_fd_limit() -> u64 {
     match rlimit::increase_nofile_limit(u64::MAX) {
         Ok(limit) => limit,
         Err(e) => {
-            eprintln!("matcher: cannot raise the open-file limit: {e}");
+            log::warn!("cannot raise the open-file limit: {e}");
             rlimit::Resource::NOFILE
                 .get()
                 .map_or(1024, |(soft, _)| soft)
@@ -52,30 +105,59 @@ fn raise_fd_limit() -> u64 {
 
 /// The token listener's connection cap: `asked`, or the default, within
 /// what `fd_limit` leaves room for.
-fn connection_cap(asked: Option<usize>, fd_limit: u64) -> Result<usize, String> {
-    let room = fd_limit.saturating_sub(RESERVED_FDS + METRICS_MAX_CONNECTIONS as u64);
+fn connection_cap(asked: Option<usize>, fd_limit: u64) -> Result<NonZeroUsize, CapError> {
+    let room = fd_limit.saturating_sub(RESERVED_FDS + METRICS_MAX_CONNECTIONS.get() as u64);
     let room = usize::try_from(room).unwrap_or(usize::MAX);
-    match asked {
-        Some(0) => Err("--max-connections must be at least 1".into()),
-        Some(asked) if asked > room => Err(format!(
-            "--max-connections {asked} needs more file descriptors than the limit of \
-             {fd_limit} leaves room for (at most {room})"
-        )),
-        Some(asked) => Ok(asked),
-        None if room == 0 => Err(format!(
-            "the open-file limit of {fd_limit} leaves no room for connections"
-        )),
-        None => Ok(DEFAULT_MAX_CONNECTIONS.min(room)),
-    }
+    let cap = match asked {
+        Some(asked) if asked > room => {
+            return Err(CapError::TooMany {
+                asked,
+                fd_limit,
+                room,
+            });
+        }
+        Some(asked) => asked,
+        None => DEFAULT_MAX_CONNECTIONS.min(room),
+    };
+    NonZeroUsize::new(cap).ok_or(match asked {
+        Some(_) => CapError::Zero,
+        None => CapError::NoRoom(fd_limit),
+    })
 }
 
-/// Binds `address`, saying which option asked for it if it cannot.
-async fn bind(address: SocketAddr, option: &str) -> Result<(TcpListener, SocketAddr), String> {
-    let listener = TcpListener::bind(address)
-        .await
-        .map_err(|e| format!("{option}: cannot listen on {address}: {e}"))?;
-    let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    Ok((listener, bound))
+/// Connections the kernel completes and holds for a listener until it
+/// accepts them (the system's `somaxconn` caps it; tokio's default is
+/// 1024). A burst of connections larger than the queue has some of its
+/// handshakes dropped, and their callers (real ones among them) retry only
+/// a second later; a longer queue lets the accept loop catch up and the
+/// connection cap decide who stays.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// Binds `address` with a [`LISTEN_BACKLOG`] queue, saying which option
+/// asked for it if it cannot.
+fn bind(address: SocketAddr, option: &'static str) -> Result<TcpListener, RunError> {
+    let listen = || {
+        let socket = match address {
+            SocketAddr::V4(_) => TcpSocket::new_v4()?,
+            SocketAddr::V6(_) => TcpSocket::new_v6()?,
+        };
+        // As tokio's own `bind`: a restarted matcher rebinds its port
+        // while connections of the last one linger in TIME_WAIT.
+        socket.set_reuseaddr(true)?;
+        socket.bind(address)?;
+        socket.listen(LISTEN_BACKLOG)
+    };
+    listen().map_err(|error| RunError::Bind {
+        option,
+        address,
+        error,
+    })
+}
+
+/// The address `listener` is bound to (the one asked for, if that cannot
+/// be read).
+fn bound(listener: &TcpListener, asked: SocketAddr) -> SocketAddr {
+    listener.local_addr().unwrap_or(asked)
 }
 
 /// Resolves at Ctrl-C or SIGTERM.
@@ -99,32 +181,36 @@ async fn stopped(mut stop: watch::Receiver<bool>) {
     let _ = stop.wait_for(|&stop| stop).await;
 }
 
-/// The token service's routes with its limits and counting around them:
-/// counted first, then timed, then rate-limited.
-fn token_app(
-    matcher: Arc<Matcher>,
-    options: &Options,
-    monitor: &Arc<Monitor>,
-) -> Result<Router, String> {
-    let rate_limits = Arc::new(RateLimits::new(
-        &options.limits,
-        Arc::clone(&matcher),
-        Arc::clone(monitor),
-    )?);
-    rate_limits.spawn_pruner();
-    Ok(router(matcher)
-        .layer(from_fn_with_state(rate_limits, limit_rates))
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            options.limits.request_timeout,
-        ))
-        .layer(from_fn_with_state(Arc::clone(monitor), count_answers)))
+/// Serves `app` on `listener` within `limits`, telling `monitor` what
+/// happens to the connections, until `shutdown` resolves.
+async fn serve(
+    listener: TcpListener,
+    limits: Limits,
+    app: Router,
+    monitor: Arc<Monitor>,
+    shutdown: impl Future<Output = ()>,
+) {
+    HttpServer::new(listener, limits)
+        .with_observer(monitor)
+        .serve(
+            move |request| {
+                let answer = app.clone().oneshot(request.map(Body::new));
+                async move {
+                    match answer.await {
+                        Ok(response) => response,
+                        Err(never) => match never {},
+                    }
+                }
+            },
+            shutdown,
+        )
+        .await;
 }
 
-/// Runs the matcher `options` describe until Ctrl-C or SIGTERM; what went
-/// wrong at start, in words.
-pub async fn run(options: &Options) -> Result<(), String> {
+/// Runs the matcher `options` describe until Ctrl-C or SIGTERM.
+pub async fn run(options: &Options) -> Result<(), RunError> {
     let matcher = Arc::new(options.load()?);
+    let fleet = options.fleet_source()?.map(Arc::new);
     let limits = &options.limits;
     let fd_limit = raise_fd_limit();
     let max_connections = connection_cap(limits.max_connections, fd_limit)?;
@@ -134,20 +220,37 @@ pub async fn run(options: &Options) -> Result<(), String> {
         Arc::clone(&metrics),
         limits.limit_log_interval,
     ));
-    let app = token_app(matcher, options, &monitor)?;
-    let (listener, address) = bind(options.listen, "--listen").await?;
+    // Counted first, then rate-limited; the server times each request out
+    // around both.
+    let rate_limits = Arc::new(RateLimits::new(
+        limits,
+        matcher.secret().clone(),
+        Arc::clone(&monitor),
+    )?);
+    let app = router(matcher, fleet)
+        .layer(from_fn_with_state(Arc::clone(&rate_limits), limit_rates))
+        .layer(from_fn_with_state(Arc::clone(&metrics), count_answers));
+    let listener = bind(options.listen, "--listen")?;
     let metrics_listener = match options.metrics {
-        Some(address) => Some(bind(address, "--metrics").await?),
+        Some(address) => Some(bind(address, "--metrics")?),
         None => None,
     };
     let mut stdout = std::io::stdout();
-    let _ = writeln!(stdout, "listening on http://{address}");
-    if let Some((_, address)) = &metrics_listener {
-        let _ = writeln!(stdout, "metrics on http://{address}/metrics");
+    let _ = writeln!(
+        stdout,
+        "listening on http://{}",
+        bound(&listener, options.listen)
+    );
+    if let (Some(listener), Some(asked)) = (&metrics_listener, options.metrics) {
+        let _ = writeln!(
+            stdout,
+            "metrics on http://{}/metrics",
+            bound(listener, asked)
+        );
     }
     let _ = stdout.flush();
-    eprintln!(
-        "matcher: at most {max_connections} connections (open-file limit {fd_limit}); \
+    log::info!(
+        "at most {max_connections} connections (open-file limit {fd_limit}); \
          timeouts: header {:?}, idle {:?}, request {:?}; rate per source {}/s, per secret {}/s \
          (0: unlimited)",
         limits.header_read_timeout,
@@ -156,11 +259,16 @@ pub async fn run(options: &Options) -> Result<(), String> {
         limits.rate_per_source,
         limits.rate_per_secret,
     );
+    rate_limits.spawn_pruner();
     monitor.spawn_flusher();
 
-    let connection_limits = ConnectionLimits {
+    let token_limits = Limits {
+        max_connections,
+        when_full: WhenFull::EvictOldestIdle,
         header_read_timeout: limits.header_read_timeout,
-        idle_timeout: limits.idle_timeout,
+        idle_timeout: Some(limits.idle_timeout),
+        request_timeout: Some(limits.request_timeout),
+        connection_lifetime: None,
         shutdown_grace: limits.request_timeout,
     };
     let (stop, stop_seen) = watch::channel(false);
@@ -168,7 +276,7 @@ pub async fn run(options: &Options) -> Result<(), String> {
         stop_signal().await;
         let _ = stop.send(true);
     });
-    let metrics_server = metrics_listener.map(|(listener, _)| {
+    let metrics_server = metrics_listener.map(|listener| {
         // Its own counts go nowhere: the metrics are the token listener's.
         let own = Arc::new(Monitor::new(
             "metrics listener",
@@ -176,24 +284,20 @@ pub async fn run(options: &Options) -> Result<(), String> {
             limits.limit_log_interval,
         ));
         own.spawn_flusher();
+        let limits = Limits {
+            max_connections: METRICS_MAX_CONNECTIONS,
+            request_timeout: None,
+            ..token_limits
+        };
         tokio::spawn(serve(
             listener,
+            limits,
             metrics_router(Arc::clone(&metrics)),
-            Slots::new(METRICS_MAX_CONNECTIONS),
-            connection_limits,
             own,
             stopped(stop_seen.clone()),
         ))
     });
-    serve(
-        listener,
-        app,
-        Slots::new(max_connections),
-        connection_limits,
-        monitor,
-        stopped(stop_seen),
-    )
-    .await;
+    serve(listener, token_limits, app, monitor, stopped(stop_seen)).await;
     if let Some(metrics_server) = metrics_server {
         let _ = tokio::time::timeout(Duration::from_secs(1), metrics_server).await;
     }
@@ -206,12 +310,23 @@ mod tests {
 
     #[test]
     fn the_cap_stays_below_the_open_file_limit() {
-        assert_eq!(connection_cap(None, 1 << 20), Ok(DEFAULT_MAX_CONNECTIONS));
-        assert_eq!(connection_cap(None, 1024), Ok(1024 - 128 - 16));
-        assert_eq!(connection_cap(Some(10), 1024), Ok(10));
-        assert_eq!(connection_cap(Some(880), 1024), Ok(880));
-        assert!(connection_cap(Some(881), 1024).is_err());
-        assert!(connection_cap(Some(0), 1024).is_err());
-        assert!(connection_cap(None, 100).is_err());
+        let cap = |n| NonZeroUsize::new(n).unwrap();
+        assert_eq!(
+            connection_cap(None, 1 << 20),
+            Ok(cap(DEFAULT_MAX_CONNECTIONS))
+        );
+        assert_eq!(connection_cap(None, 1024), Ok(cap(1024 - 128 - 16)));
+        assert_eq!(connection_cap(Some(10), 1024), Ok(cap(10)));
+        assert_eq!(connection_cap(Some(880), 1024), Ok(cap(880)));
+        assert_eq!(
+            connection_cap(Some(881), 1024),
+            Err(CapError::TooMany {
+                asked: 881,
+                fd_limit: 1024,
+                room: 880
+            })
+        );
+        assert_eq!(connection_cap(Some(0), 1024), Err(CapError::Zero));
+        assert_eq!(connection_cap(None, 100), Err(CapError::NoRoom(100)));
     }
 }

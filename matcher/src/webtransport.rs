@@ -5,8 +5,8 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::Read;
-use std::net::SocketAddr;
+use std::io::{self, Read};
+use std::net::{AddrParseError, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -55,11 +55,71 @@ pub enum CertificateHash {
     File(PathBuf),
 }
 
+/// Why a `--webtransport` spec is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// No `=` between the address and the URL.
+    #[error("{0:?} is not UDP_ADDR=URL")]
+    NotAddressAndUrl(String),
+    /// What comes before the `=` is not a socket address.
+    #[error("{text:?} is not a UDP address (such as 127.0.0.1:40000): {error}")]
+    Address {
+        /// The text before the `=`.
+        text: String,
+        /// Why it does not parse.
+        error: AddrParseError,
+    },
+    /// The URL does not start with `https://`.
+    #[error("{0:?} is not an https:// URL")]
+    NotHttps(String),
+    /// The URL holds spaces or characters outside printable ASCII.
+    #[error("{0:?} holds spaces or other unprintable characters")]
+    Unprintable(String),
+    /// The URL has no host.
+    #[error("{0:?} names no host")]
+    NoHost(String),
+    /// `#hash-file=` with nothing after it.
+    #[error("#hash-file= names no file")]
+    NoHashFile,
+    /// Something after the URL's `#` that is neither form.
+    #[error("{0:?} after the URL's # is neither hash-file=PATH nor hash=HEX64")]
+    Suffix(String),
+    /// `#hash=` followed by something else than 64 hex digits.
+    #[error(transparent)]
+    Hash(#[from] NotAHash),
+}
+
+/// Text that is not a SHA-256 hash written as 64 hex digits.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a SHA-256 hash as 64 hex digits")]
+pub struct NotAHash(pub String);
+
+/// Why a certificate hash cannot be had now.
+#[derive(Debug, thiserror::Error)]
+pub enum HashFileError {
+    /// The hash file cannot be read.
+    #[error("cannot read the hash file {}: {error}", .path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        error: io::Error,
+    },
+    /// The hash file does not hold a hash.
+    #[error("the hash file {}: {error}", .path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What it holds instead.
+        error: NotAHash,
+    },
+}
+
 impl CertificateHash {
     /// The hash to hand out now, as 64 lowercase hex digits (`None` for a
     /// trusted certificate), or why it cannot be had (an unreadable or
     /// malformed hash file).
-    pub fn current(&self) -> Result<Option<String>, String> {
+    pub fn current(&self) -> Result<Option<String>, HashFileError> {
         match self {
             Self::Trusted => Ok(None),
             Self::Fixed(hex) => Ok(Some(hex.clone())),
@@ -71,12 +131,13 @@ impl CertificateHash {
 impl WebTransportSpec {
     /// Parses `UDP_ADDR=URL[#hash-file=PATH | #hash=HEX64]`, or says what
     /// is wrong with it.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, SpecError> {
         let (server, rest) = text
             .split_once('=')
-            .ok_or_else(|| format!("{text:?} is not UDP_ADDR=URL"))?;
-        let server: SocketAddr = server.trim().parse().map_err(|e| {
-            format!("{server:?} is not a UDP address (such as 127.0.0.1:40000): {e}")
+            .ok_or_else(|| SpecError::NotAddressAndUrl(text.to_owned()))?;
+        let server: SocketAddr = server.trim().parse().map_err(|error| SpecError::Address {
+            text: server.to_owned(),
+            error,
         })?;
         let (url, hash) = match rest.split_once('#') {
             Some((url, hash)) => (url, Some(hash)),
@@ -86,14 +147,10 @@ impl WebTransportSpec {
         let certificate = match hash {
             None => CertificateHash::Trusted,
             Some(hash) => match hash.split_once('=') {
-                Some(("hash-file", "")) => return Err("#hash-file= names no file".into()),
+                Some(("hash-file", "")) => return Err(SpecError::NoHashFile),
                 Some(("hash-file", path)) => CertificateHash::File(PathBuf::from(path)),
                 Some(("hash", hex)) => CertificateHash::Fixed(parse_hash(hex)?),
-                _ => {
-                    return Err(format!(
-                        "{hash:?} after the URL's # is neither hash-file=PATH nor hash=HEX64"
-                    ));
-                }
+                _ => return Err(SpecError::Suffix(hash.to_owned())),
             },
         };
         Ok(Self {
@@ -105,9 +162,9 @@ impl WebTransportSpec {
 }
 
 impl FromStr for WebTransportSpec {
-    type Err = String;
+    type Err = SpecError;
 
-    fn from_str(text: &str) -> Result<Self, String> {
+    fn from_str(text: &str) -> Result<Self, SpecError> {
         Self::parse(text)
     }
 }
@@ -126,41 +183,45 @@ impl fmt::Display for WebTransportSpec {
 /// Whether `url` is one a browser can open a WebTransport session at:
 /// `https://`, a host, printable ASCII without spaces (a WebTransport URL
 /// has no fragment, so no `#` either: the spec's parser ends it there).
-fn check_url(url: &str) -> Result<(), String> {
+fn check_url(url: &str) -> Result<(), SpecError> {
     let rest = url
         .get(..8)
         .filter(|scheme| scheme.eq_ignore_ascii_case("https://"))
         .map(|_| &url[8..])
-        .ok_or_else(|| format!("{url:?} is not an https:// URL"))?;
+        .ok_or_else(|| SpecError::NotHttps(url.to_owned()))?;
     if !url.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(format!(
-            "{url:?} holds spaces or other unprintable characters"
-        ));
+        return Err(SpecError::Unprintable(url.to_owned()));
     }
     let authority = rest.split(['/', '?']).next().unwrap_or_default();
     if authority.is_empty() || authority.starts_with(':') {
-        return Err(format!("{url:?} names no host"));
+        return Err(SpecError::NoHost(url.to_owned()));
     }
     Ok(())
 }
 
 /// 64 hex digits (either case), as 64 lowercase hex digits.
-fn parse_hash(text: &str) -> Result<String, String> {
+fn parse_hash(text: &str) -> Result<String, NotAHash> {
     if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
         Ok(text.to_ascii_lowercase())
     } else {
-        Err(format!("{text:?} is not a SHA-256 hash as 64 hex digits"))
+        Err(NotAHash(text.to_owned()))
     }
 }
 
 /// The hash in the file at `path`: 64 hex digits, surrounding whitespace
 /// ignored.
-fn read_hash_file(path: &Path) -> Result<String, String> {
+fn read_hash_file(path: &Path) -> Result<String, HashFileError> {
     let mut text = String::new();
     File::open(path)
         .and_then(|file| file.take(MAX_HASH_FILE_BYTES).read_to_string(&mut text))
-        .map_err(|e| format!("cannot read the hash file {}: {e}", path.display()))?;
-    parse_hash(text.trim()).map_err(|e| format!("the hash file {}: {e}", path.display()))
+        .map_err(|error| HashFileError::Unreadable {
+            path: path.to_owned(),
+            error,
+        })?;
+    parse_hash(text.trim()).map_err(|error| HashFileError::Malformed {
+        path: path.to_owned(),
+        error,
+    })
 }
 
 /// The browser-capable servers, and which one the next browser gets.
@@ -208,7 +269,7 @@ impl Browsers {
     /// cannot be had, each reported to `unavailable` with why.
     pub(crate) fn choose(
         &self,
-        mut unavailable: impl FnMut(&WebTransportSpec, &str),
+        mut unavailable: impl FnMut(&WebTransportSpec, &HashFileError),
     ) -> Result<Chosen, NoChoice> {
         let count = self.specs.len();
         if count == 0 {
@@ -257,8 +318,8 @@ mod tests {
             CertificateHash::Fixed(HASH.to_ascii_lowercase())
         );
         assert_eq!(
-            fixed.certificate.current(),
-            Ok(Some(HASH.to_ascii_lowercase()))
+            fixed.certificate.current().unwrap(),
+            Some(HASH.to_ascii_lowercase())
         );
 
         let file = WebTransportSpec::parse(
@@ -305,7 +366,7 @@ mod tests {
         ];
         for (spec, says) in cases {
             let error = WebTransportSpec::parse(spec).unwrap_err();
-            assert!(error.contains(says), "{spec:?}: {error}");
+            assert!(error.to_string().contains(says), "{spec:?}: {error}");
         }
         let long = format!("127.0.0.1:40000=https://a/netcode#hash={HASH}0");
         let short = format!("127.0.0.1:40000=https://a/netcode#hash={}", &HASH[1..]);
@@ -321,11 +382,13 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("hash");
         let source = CertificateHash::File(path.clone());
-        assert!(source.current().unwrap_err().contains("cannot read"));
+        let missing = source.current().unwrap_err();
+        assert!(matches!(missing, HashFileError::Unreadable { .. }));
+        assert!(missing.to_string().contains("cannot read"), "{missing}");
         std::fs::write(&path, format!("{HASH}\n")).unwrap();
-        assert_eq!(source.current(), Ok(Some(HASH.to_ascii_lowercase())));
+        assert_eq!(source.current().unwrap(), Some(HASH.to_ascii_lowercase()));
         std::fs::write(&path, format!("  {}\r\n", "ab".repeat(32))).unwrap();
-        assert_eq!(source.current(), Ok(Some("ab".repeat(32))));
+        assert_eq!(source.current().unwrap(), Some("ab".repeat(32)));
         for bad in [
             "",
             "\n",
@@ -334,10 +397,9 @@ mod tests {
             &format!("{HASH}\n{HASH}\n"),
         ] {
             std::fs::write(&path, bad).unwrap();
-            assert!(
-                source.current().unwrap_err().contains("64 hex digits"),
-                "{bad:?}"
-            );
+            let error = source.current().unwrap_err();
+            assert!(matches!(error, HashFileError::Malformed { .. }), "{bad:?}");
+            assert!(error.to_string().contains("64 hex digits"), "{bad:?}");
         }
         std::fs::write(&path, [0xff; 64]).unwrap();
         assert!(source.current().is_err(), "not UTF-8");
@@ -371,7 +433,7 @@ mod tests {
         let mut chosen = Vec::new();
         for _ in 0..6 {
             let choice = browsers
-                .choose(|spec, why| skipped.push((spec.server.port(), why.to_owned())))
+                .choose(|spec, why| skipped.push((spec.server.port(), why.to_string())))
                 .unwrap();
             assert_eq!(
                 choice.url,

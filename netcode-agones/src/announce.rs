@@ -6,12 +6,11 @@
 //! (the key `netcode-address` becomes `agones.dev/sdk-netcode-address`),
 //! so keys here are Kubernetes name segments of at most 59 characters.
 
-use std::fmt;
 use std::net::SocketAddr;
 
 use agones::Sdk;
 
-use crate::error::StartError;
+use crate::error::{MetadataError, StartError};
 
 /// Label: the protocol id, as `0x` and 16 hex digits, so that an
 /// allocation can select servers of one protocol
@@ -25,31 +24,14 @@ pub const ADDRESS_ANNOTATION: &str = "netcode-address";
 
 /// Annotation key reserved for the SHA-256 hash of a WebTransport
 /// endpoint's certificate (hex), for when a server takes browsers: what
-/// the page passes as `serverCertificateHashes`. Nothing publishes it yet;
-/// add it with [`Announcement::annotation`] (the server's
-/// `--annotation netcode-cert-sha256=HEX`).
+/// the page passes as `serverCertificateHashes`. A server that takes
+/// browsers ([`BrowserOptions`](crate::BrowserOptions)) publishes it, and
+/// again whenever its certificate is replaced.
 pub const CERT_HASH_ANNOTATION: &str = "netcode-cert-sha256";
 
 /// The longest key: 63 characters of a Kubernetes name, less the four of
 /// the `sdk-` that Agones puts before it.
 const MAX_KEY_CHARS: usize = 59;
-
-/// A key or label value Kubernetes would refuse.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MetadataError {
-    /// The key (or value) refused.
-    pub text: String,
-    /// Why.
-    pub reason: &'static str,
-}
-
-impl fmt::Display for MetadataError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}: {}", self.text, self.reason)
-    }
-}
-
-impl std::error::Error for MetadataError {}
 
 /// The labels and annotations a server sets on its GameServer before
 /// Ready: [`for_server`](Self::for_server) makes the netcode ones, and

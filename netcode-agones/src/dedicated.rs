@@ -9,9 +9,14 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use netcode_std::{Server, ServerConfig, ServerEvent};
+use netcode_webtransport::WebTransport;
 
 use crate::address::wait_for_public_address;
-use crate::announce::Announcement;
+use crate::announce::{Announcement, CERT_HASH_ANNOTATION};
+use crate::browsers::{
+    BrowserOptions, Browsers, WEBTRANSPORT_LABEL, WEBTRANSPORT_URL_ANNOTATION, public_port,
+    url as browser_url,
+};
 use crate::error::StartError;
 use crate::link::{Link, LinkOptions, ShutdownError};
 use crate::policy::{MatchEnd, MatchRules, MatchTracker};
@@ -30,6 +35,12 @@ pub struct DedicatedOptions {
     pub max_clients: usize,
     /// The name of the GameServer port clients use (default `netcode`).
     pub port_name: String,
+    /// Which of `status.addresses` the server calls itself by, by type
+    /// (default `None`: `status.address`); see [`public_address`]. The
+    /// token service must use the same setting.
+    ///
+    /// [`public_address`]: crate::public_address
+    pub address_type: Option<String>,
     /// The SDK's gRPC port (default `None`: `AGONES_SDK_GRPC_PORT`, else
     /// 9357, as the SDK reads it).
     pub sdk_port: Option<u16>,
@@ -42,6 +53,8 @@ pub struct DedicatedOptions {
     pub link: LinkOptions,
     /// When the match ends.
     pub rules: MatchRules,
+    /// Browsers over WebTransport beside UDP (default `None`: UDP only).
+    pub browsers: Option<BrowserOptions>,
 }
 
 impl DedicatedOptions {
@@ -52,11 +65,13 @@ impl DedicatedOptions {
             netcode,
             max_clients: 64,
             port_name: "netcode".into(),
+            address_type: None,
             sdk_port: None,
             sdk_timeout: Duration::from_secs(30),
             annotations: Vec::new(),
             link: LinkOptions::default(),
             rules: MatchRules::default(),
+            browsers: None,
         }
     }
 }
@@ -72,6 +87,8 @@ pub struct DedicatedServer {
     tracker: MatchTracker,
     /// This update's connect and disconnect events.
     events: Vec<ServerEvent>,
+    /// The WebTransport endpoint, when the server takes browsers.
+    browsers: Option<Browsers>,
 }
 
 impl DedicatedServer {
@@ -84,9 +101,13 @@ impl DedicatedServer {
     pub async fn start(options: DedicatedOptions) -> Result<Self, StartError> {
         let started = tokio::time::Instant::now();
         let mut sdk = sidecar::connect(options.sdk_port, options.sdk_timeout).await?;
-        let public =
-            wait_for_public_address(&mut sdk, &options.port_name, started + options.sdk_timeout)
-                .await?;
+        let public = wait_for_public_address(
+            &mut sdk,
+            &options.port_name,
+            options.address_type.as_deref(),
+            started + options.sdk_timeout,
+        )
+        .await?;
         let mut announcement = Announcement::for_server(public, options.netcode.protocol_id);
         for (key, value) in &options.annotations {
             announcement = announcement
@@ -95,6 +116,38 @@ impl DedicatedServer {
         }
 
         let mut server = bind_server(options.bind, public, options.netcode.clone())?;
+        let browsers = match &options.browsers {
+            Some(browser_options) => {
+                let gameserver = sdk
+                    .get_gameserver()
+                    .await
+                    .map_err(|error| StartError::sdk("GetGameServer", error))?;
+                let port = public_port(&gameserver, &browser_options.port_name)
+                    .map_err(StartError::BrowserPort)?;
+                let browsers = Browsers::bind(browser_options, public, sdk.clone()).await?;
+                server.attach_relay(browsers.endpoint().relay());
+                announcement
+                    .labels
+                    .push((WEBTRANSPORT_LABEL.into(), "true".into()));
+                announcement = announcement
+                    .annotation(WEBTRANSPORT_URL_ANNOTATION, browser_url(public, port))
+                    .and_then(|a| {
+                        a.annotation(
+                            CERT_HASH_ANNOTATION,
+                            browsers.endpoint().certificate_hash_hex(),
+                        )
+                    })
+                    .map_err(StartError::Metadata)?;
+                log::info!(
+                    target: TARGET,
+                    "browsers: WebTransport bound at {} as {}",
+                    browsers.endpoint().local_addr(),
+                    browser_url(public, port)
+                );
+                Some(browsers)
+            }
+            None => None,
+        };
         let admitted_from = server
             .start_nowait(options.max_clients)
             .map_err(StartError::Start)?;
@@ -117,6 +170,7 @@ impl DedicatedServer {
             link,
             tracker: MatchTracker::new(options.rules),
             events: Vec::new(),
+            browsers,
         })
     }
 
@@ -129,6 +183,9 @@ impl DedicatedServer {
         self.server.update(now);
         self.take_events();
         self.link.tick(now);
+        if let Some(browsers) = &mut self.browsers {
+            browsers.tick(now);
+        }
         let joined = self
             .events
             .iter()
@@ -177,6 +234,13 @@ impl DedicatedServer {
     /// [`finish`](Self::finish).
     pub fn server_mut(&mut self) -> &mut Server {
         &mut self.server
+    }
+
+    /// The WebTransport endpoint, when the server takes browsers (for its
+    /// stats, or an operator's certificate with `set_identity`: the new
+    /// hash is published within a second).
+    pub fn webtransport(&self) -> Option<&WebTransport> {
+        self.browsers.as_ref().map(Browsers::endpoint)
     }
 
     /// The link to the sidecar, for its [`stats`](Link::stats).

@@ -6,8 +6,9 @@
 //!
 //! * **Start** ([`DedicatedServer::start`]): connect to the SDK sidecar
 //!   within a time limit ([`connect`]); read the public address from the
-//!   GameServer status, `status.address` and the port named `netcode`
-//!   ([`public_address`]): what the token service lists in connect tokens;
+//!   GameServer status, `status.address` (or the address of a chosen type,
+//!   a DNS name resolved) and the port named `netcode` ([`public_address`]):
+//!   what the token service lists in connect tokens;
 //!   bind the socket at the container port while the server calls itself
 //!   by that address ([`bind_server`]); start the netcode server; publish
 //!   the protocol id label and address annotation ([`Announcement`]);
@@ -35,6 +36,7 @@
 
 mod address;
 mod announce;
+mod browsers;
 mod dedicated;
 mod error;
 mod link;
@@ -42,13 +44,16 @@ mod policy;
 mod sidecar;
 mod socket;
 
-pub use address::{AddressError, public_address, wait_for_public_address};
-pub use announce::{
-    ADDRESS_ANNOTATION, Announcement, CERT_HASH_ANNOTATION, MetadataError, PROTOCOL_ID_LABEL,
-    check_key,
+pub use address::{
+    ADDRESS_TYPE_VARIABLE, StatusAddress, pick_resolved, public_address, resolve,
+    wait_for_public_address,
 };
+pub use announce::{
+    ADDRESS_ANNOTATION, Announcement, CERT_HASH_ANNOTATION, PROTOCOL_ID_LABEL, check_key,
+};
+pub use browsers::{BrowserOptions, WEBTRANSPORT_LABEL, WEBTRANSPORT_URL_ANNOTATION};
 pub use dedicated::{DedicatedOptions, DedicatedServer};
-pub use error::{StartError, describe};
+pub use error::{AddressError, MetadataError, StartError, describe};
 pub use link::{Link, LinkOptions, LinkStats, ShutdownError};
 pub use policy::{MatchEnd, MatchRules, MatchTracker};
 pub use sidecar::{DEFAULT_SDK_PORT, connect, sdk_port};

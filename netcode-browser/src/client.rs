@@ -19,15 +19,11 @@ use web_sys::{
     WebTransportHash, WebTransportOptions,
 };
 
-use crate::driver::Driver;
+use crate::driver::{DISCONNECT_LINGER, Driver};
 use crate::error::{ConnectError, SendError};
 use crate::queue::Inbox;
 use crate::time::Clock;
 use crate::web::{self, Writer};
-
-/// Milliseconds [`BrowserClient::disconnect`] leaves the session open after
-/// the disconnect packets were handed to it, for QUIC to send them.
-pub const DISCONNECT_LINGER_MS: i32 = 50;
 
 /// A netcode client connected (or connecting) over one WebTransport
 /// session, for games compiled to `wasm32-unknown-unknown`, in a window or
@@ -101,7 +97,7 @@ impl BrowserClient {
 
         let datagrams = transport.datagrams();
         let max_datagram_size = read_max_datagram_size(&datagrams);
-        let writer = match datagrams.writable().get_writer() {
+        let writer = match web::datagram_writer(&datagrams) {
             Ok(writer) => writer,
             Err(e) => {
                 web::close(&transport);
@@ -248,9 +244,9 @@ impl BrowserClient {
 
     /// Disconnects: while connecting or connected, writes the core's 10
     /// disconnect packets, then closes the session once the writer has
-    /// taken them and [`DISCONNECT_LINGER_MS`] have passed, so that the
-    /// server sees a netcode disconnect, not a timeout. The client is then [`ClientState::Disconnected`]. Does
-    /// nothing the second time.
+    /// taken them and [`DISCONNECT_LINGER`] has passed, so that the server
+    /// sees a netcode disconnect, not a timeout. The client is then
+    /// [`ClientState::Disconnected`]. Does nothing the second time.
     pub fn disconnect(&mut self) {
         if self.closing {
             return;
@@ -261,8 +257,8 @@ impl BrowserClient {
     }
 
     /// Closes the session once the last queued write has settled and
-    /// [`DISCONNECT_LINGER_MS`] more have passed: closing a QUIC
-    /// connection drops the datagrams it has not sent yet.
+    /// [`DISCONNECT_LINGER`] more has passed: closing a QUIC connection
+    /// drops the datagrams it has not sent yet.
     fn close_session(&mut self) {
         self.closing = true;
         let last = self.writer.take_last();
@@ -272,7 +268,8 @@ impl BrowserClient {
                 // Resolved or rejected, the earlier writes were handed over.
                 let _ = JsFuture::from(last).await;
             }
-            let _ = JsFuture::from(web::delay(DISCONNECT_LINGER_MS)).await;
+            let linger = i32::try_from(DISCONNECT_LINGER.as_millis()).unwrap_or(i32::MAX);
+            let _ = JsFuture::from(web::delay(linger)).await;
             web::close(&transport);
         });
     }

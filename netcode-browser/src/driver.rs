@@ -1,10 +1,12 @@
 //! The platform-independent client: netcode-proto's sans-IO client with the
 //! session's payload limit, bounded queues of payloads and events, and the
 //! rules for a session that closes. `BrowserClient` (wasm32) puts the
-//! browser's WebTransport session under it; the native tests put a plain
-//! vector and a netcode-proto server.
+//! browser's WebTransport session under it, netcode-webtransport's
+//! `WebTransportClient` a native wtransport session; the native tests put
+//! a plain vector and a netcode-proto server.
 
 use core::net::{Ipv4Addr, SocketAddr};
+use core::time::Duration;
 
 use netcode_proto::Instant;
 use netcode_proto::client::{Client, ClientEvent, ClientState};
@@ -25,6 +27,12 @@ pub const RECEIVE_QUEUE_CAPACITY: usize = 1024;
 /// [`Driver::next_event`]; more are dropped and counted. A connection
 /// makes a handful.
 pub const EVENT_QUEUE_CAPACITY: usize = 64;
+
+/// How long a client leaves its session open after handing it the
+/// disconnect packets ([`Driver::disconnect`]) before closing it: closing
+/// a QUIC connection drops the datagrams it has not sent yet, and the
+/// server should see the client leave rather than time out.
+pub const DISCONNECT_LINGER: Duration = Duration::from_millis(50);
 
 /// Where a [`Driver`] writes its datagrams: the session's datagram writer,
 /// or anything else that carries one datagram at a time to the server.
@@ -210,7 +218,8 @@ impl Driver {
     /// Disconnects: while connecting or connected, writes the core's 10
     /// disconnect packets to `sink`; then the client is
     /// [`ClientState::Disconnected`] and the session counts as closed
-    /// (the caller closes it once the writes are queued).
+    /// (the caller closes it once the writes are queued and
+    /// [`DISCONNECT_LINGER`] has passed).
     pub fn disconnect(&mut self, now: Instant, sink: &mut impl DatagramSink) {
         let mut out = CoreOutput {
             sink,

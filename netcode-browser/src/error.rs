@@ -1,6 +1,8 @@
 //! The errors of connecting and of sending: [`ConnectError`] and
 //! [`SendError`], each with a readable message (what the JavaScript binding
-//! throws).
+//! throws). Every client on the [`Driver`](crate::Driver) fails with them:
+//! `BrowserClient` in a page, netcode-webtransport's `WebTransportClient`
+//! natively.
 
 use core::fmt;
 
@@ -12,13 +14,14 @@ pub enum ConnectError {
     /// This browser (or worker) has no `WebTransport`: Safari before 26,
     /// older Firefox, or a page that is not a secure context. Such a
     /// browser would need a WebSocket relay, which this crate does not
-    /// provide.
+    /// provide. (Native clients always have WebTransport.)
     WebTransportUnavailable,
-    /// The session did not open, with the browser's message. A wrong
-    /// certificate hash, an unacceptable certificate (pinned certificates
-    /// must be ECDSA and valid for at most 14 days) and an unreachable
-    /// server all give the same message in Chromium ("Opening handshake
-    /// failed."); the server's log tells which.
+    /// The session did not open, with the browser's message (natively,
+    /// wtransport's). A wrong certificate hash, an unacceptable
+    /// certificate (pinned certificates must be ECDSA and valid for at
+    /// most 14 days) and an unreachable server all give the same message
+    /// in Chromium ("Opening handshake failed."); the server's log tells
+    /// which.
     SessionFailed(String),
     /// A certificate hash was not 32 bytes written as 64 hexadecimal digits.
     BadCertificateHash(String),
@@ -61,7 +64,8 @@ impl From<TokenError> for ConnectError {
 pub enum SendError {
     /// The payload is larger than the session's payload limit
     /// ([`payload_limit`](crate::payload_limit) of its `maxDatagramSize`):
-    /// the browser would have dropped its datagram without a word.
+    /// the browser (or QUIC) would have dropped its datagram without a
+    /// word.
     TooLarge {
         /// The payload's length.
         len: usize,

@@ -19,9 +19,15 @@
 //! * `NetcodeClient` (wasm32 only, module `js`) is the same for a plain web
 //!   page, exported by wasm-bindgen (`build-web.sh` makes the package).
 //! * [`Driver`] is the platform-independent part both stand on: the core
-//!   client, bounded queues, the session's payload limit and time; it is
-//!   what the native tests check, and what another transport (a WebSocket
-//!   relay, a worker) could drive.
+//!   client, bounded queues, the session's payload limit and the rules for
+//!   a session that closes. It builds natively too (with netcode-proto as
+//!   its only dependency there): `netcode-webtransport`'s native
+//!   `WebTransportClient` is the same client on a wtransport session, the
+//!   native tests check it, and another transport (a WebSocket relay, a
+//!   worker) could drive it.
+//! * [`ConnectError`] and [`SendError`] are the errors of every client on
+//!   the driver, browser and native alike, each with a readable message
+//!   (what the JavaScript binding throws).
 //!
 //! ## The payload limit
 //!
@@ -49,8 +55,10 @@ pub mod js;
 mod web;
 
 #[cfg(target_arch = "wasm32")]
-pub use client::{BrowserClient, DISCONNECT_LINGER_MS};
-pub use driver::{DatagramSink, Driver, EVENT_QUEUE_CAPACITY, RECEIVE_QUEUE_CAPACITY};
+pub use client::BrowserClient;
+pub use driver::{
+    DISCONNECT_LINGER, DatagramSink, Driver, EVENT_QUEUE_CAPACITY, RECEIVE_QUEUE_CAPACITY,
+};
 pub use error::{ConnectError, SendError};
 pub use hash::parse_certificate_hash;
 /// Bytes a netcode payload packet adds to its payload: the prefix byte, up

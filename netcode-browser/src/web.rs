@@ -15,7 +15,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     Performance, ReadableStreamDefaultReader, ReadableStreamReadResult, WebTransport,
-    WebTransportCloseInfo, WritableStreamDefaultWriter,
+    WebTransportCloseInfo, WebTransportDatagramDuplexStream, WritableStream,
+    WritableStreamDefaultWriter,
 };
 
 use crate::driver::DatagramSink;
@@ -100,6 +101,21 @@ pub(crate) fn delay(milliseconds: i32) -> Promise {
 /// Closes the session, ignoring what it might throw.
 pub(crate) fn close(transport: &WebTransport) {
     let _ = transport.unchecked_ref::<ClosableTransport>().close();
+}
+
+/// A writer of the session's datagrams: from the datagram stream's
+/// `createWritable()` where it has one (Safari 26, whose datagram stream
+/// has no `writable` attribute, and the current draft of the standard),
+/// else from its `writable` stream (Chromium, Firefox).
+pub(crate) fn datagram_writer(
+    datagrams: &WebTransportDatagramDuplexStream,
+) -> Result<WritableStreamDefaultWriter, JsValue> {
+    let create = Reflect::get(datagrams, &JsValue::from_str("createWritable"))?;
+    let stream: WritableStream = match create.dyn_ref::<Function>() {
+        Some(create) => create.call0(datagrams)?.unchecked_into(),
+        None => datagrams.writable(),
+    };
+    stream.get_writer()
 }
 
 /// The session's datagram writer as a [`DatagramSink`]: each datagram is

@@ -267,11 +267,22 @@ struct netcode_server_config_t
     int max_connect_token_lifetime;
 };
 
-void netcode_default_server_config( struct netcode_server_config_t * config );
+/* The server config grew max_connect_token_lifetime in the reference's
+   1.4.5 (120 bytes became 128 on 64-bit targets) under the same library
+   name. A program built with this header calls the _v2 functions, which
+   read and write every field; the library also exports the three names
+   without _v2 for programs built against an older header, and those read
+   and write only the fields before max_connect_token_lifetime (which
+   then takes its default). */
+void netcode_default_server_config_v2( struct netcode_server_config_t * config );
 
-struct netcode_server_t * netcode_server_create( NETCODE_CONST char * server_address, NETCODE_CONST struct netcode_server_config_t * config, double time );
+struct netcode_server_t * netcode_server_create_v2( NETCODE_CONST char * server_address, NETCODE_CONST struct netcode_server_config_t * config, double time );
 
-struct netcode_server_t * netcode_server_create_dual( NETCODE_CONST char * server_address1, NETCODE_CONST char * server_address2, NETCODE_CONST struct netcode_server_config_t * config, double time );
+struct netcode_server_t * netcode_server_create_dual_v2( NETCODE_CONST char * server_address1, NETCODE_CONST char * server_address2, NETCODE_CONST struct netcode_server_config_t * config, double time );
+
+#define netcode_default_server_config netcode_default_server_config_v2
+#define netcode_server_create netcode_server_create_v2
+#define netcode_server_create_dual netcode_server_create_dual_v2
 
 /* The NETCODE_SERVER_CREATE_ERROR_* code of the last server create call. */
 int netcode_server_create_error(void);

@@ -1,6 +1,10 @@
 //! The C API's constants and types, with the names, values and layouts of
 //! `netcode.h`: what a C program compiled against the header sees in
-//! memory. Nothing here has behaviour.
+//! memory. Nothing here has behaviour, and nothing here imports from the
+//! rest of the crate: every other module builds on these definitions. The
+//! configs' defaults live with the functions that write them
+//! (`netcode_default_client_config`, `netcode_default_server_config`), an
+//! address's conversions and text with `address`.
 #![allow(non_camel_case_types)]
 
 use std::ffi::{CStr, c_char, c_int, c_void};
@@ -176,15 +180,6 @@ impl Default for netcode_address_t {
     }
 }
 
-impl core::fmt::Debug for netcode_address_t {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match crate::address::to_socket_addr(self) {
-            Some(address) => write!(f, "netcode_address_t({address})"),
-            None => write!(f, "netcode_address_t(type {})", self.type_),
-        }
-    }
-}
-
 /// `struct netcode_network_simulator_t`: the reference's test-only network
 /// simulator, opaque here (not supported: a non-NULL pointer in a config is
 /// logged and ignored).
@@ -281,48 +276,6 @@ pub struct netcode_server_config_t {
     /// The longest lifetime, in seconds, of the tokens the backend issues
     /// (the restart rule's window).
     pub max_connect_token_lifetime: c_int,
-}
-
-impl Default for netcode_client_config_t {
-    /// What `netcode_default_client_config` writes: default allocator,
-    /// everything else off.
-    fn default() -> Self {
-        Self {
-            allocator_context: std::ptr::null_mut(),
-            allocate_function: Some(crate::packets::default_allocate),
-            free_function: Some(crate::packets::default_free),
-            network_simulator: std::ptr::null_mut(),
-            callback_context: std::ptr::null_mut(),
-            state_change_callback: None,
-            send_loopback_packet_callback: None,
-            override_send_and_receive: 0,
-            send_packet_override: None,
-            receive_packet_override: None,
-        }
-    }
-}
-
-impl Default for netcode_server_config_t {
-    /// What `netcode_default_server_config` writes: default allocator,
-    /// protocol id 0 and a zero key for the caller to set, the default
-    /// token lifetime, everything else off.
-    fn default() -> Self {
-        Self {
-            protocol_id: 0,
-            private_key: [0; 32],
-            allocator_context: std::ptr::null_mut(),
-            allocate_function: Some(crate::packets::default_allocate),
-            free_function: Some(crate::packets::default_free),
-            network_simulator: std::ptr::null_mut(),
-            callback_context: std::ptr::null_mut(),
-            connect_disconnect_callback: None,
-            send_loopback_packet_callback: None,
-            override_send_and_receive: 0,
-            send_packet_override: None,
-            receive_packet_override: None,
-            max_connect_token_lifetime: NETCODE_DEFAULT_MAX_CONNECT_TOKEN_LIFETIME,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Addresses: `netcode_parse_address`, `netcode_address_to_string` and
 //! `netcode_address_equal`, and the conversions between the C
-//! [`netcode_address_t`] and Rust's [`SocketAddr`].
+//! [`netcode_address_t`] and Rust's [`SocketAddr`] (with its `Debug`).
 
 use std::ffi::{c_char, c_int};
 use std::fmt::Write as _;
@@ -13,8 +13,10 @@ use crate::abi::{
 use crate::boundary::{self, guard};
 use crate::logging;
 
-/// The reference reads at most this many bytes of an address string.
-const MAX_ADDRESS_STRING_BYTES: usize = 255;
+/// The reference reads at most this many bytes of an address string (a
+/// string and its NUL fit in `NETCODE_MAX_ADDRESS_STRING_LENGTH`): every
+/// address string the library reads is read to this bound.
+pub(crate) const MAX_ADDRESS_STRING_BYTES: usize = 255;
 
 /// The size of the buffer `netcode_address_to_string` writes
 /// (`NETCODE_MAX_ADDRESS_STRING_LENGTH` in the reference).
@@ -57,6 +59,17 @@ pub(crate) fn from_socket_addr(address: SocketAddr) -> netcode_address_t {
             port: v6.port(),
             type_: NETCODE_ADDRESS_IPV6,
         },
+    }
+}
+
+impl std::fmt::Debug for netcode_address_t {
+    /// `netcode_address_t(ADDRESS:PORT)`, or the type of an address that
+    /// is neither IPv4 nor IPv6.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match to_socket_addr(self) {
+            Some(address) => write!(f, "netcode_address_t({address})"),
+            None => write!(f, "netcode_address_t(type {})", self.type_),
+        }
     }
 }
 

@@ -98,18 +98,61 @@ pub(crate) unsafe fn bytes_mut<'a>(
     Some(unsafe { std::slice::from_raw_parts_mut(data, len) })
 }
 
-/// Checks a buffer pointer and its length from C.
-fn length(data: *const u8, len: c_int, max: usize, what: &str) -> Option<usize> {
-    if data.is_null() {
-        logging::error(format_args!("{what} is NULL"));
-        return None;
+/// A buffer C lends for the length of an exported call, checked (not
+/// NULL, its length in range) but not yet borrowed: [`work_on`](Self::work_on)
+/// makes the slice for one closure only, so no Rust reference to C's
+/// memory outlives the work on it, and a callback into C made after that
+/// work (the send override at the end of a batch) may touch the buffer.
+pub(crate) struct Lent {
+    data: *mut u8,
+    len: usize,
+}
+
+impl Lent {
+    /// The `len` bytes at `data`, if `data` is not NULL and `len` is in
+    /// `0..=max`; otherwise logs why (naming `what`) and returns `None`.
+    ///
+    /// # Safety
+    ///
+    /// When `data` is not NULL and `len` is in range, `data` must point to
+    /// `len` writable bytes for as long as the `Lent` lives, which nothing
+    /// but C's callbacks reads or writes meanwhile, and none of those that
+    /// may run inside [`work_on`](Self::work_on)'s closure (the printf
+    /// hook, for a log line).
+    pub(crate) unsafe fn new(data: *mut u8, len: c_int, max: usize, what: &str) -> Option<Self> {
+        let len = length(data, len, max, what)?;
+        Some(Self { data, len })
     }
+
+    /// Runs `work` on the bytes, writable.
+    pub(crate) fn work_on<R>(&mut self, work: impl FnOnce(&mut [u8]) -> R) -> R {
+        // SAFETY: `data` is not NULL and holds `len` writable bytes that
+        // nothing else uses while the closure runs (`new`'s contract); the
+        // slice lives for the closure only.
+        work(unsafe { std::slice::from_raw_parts_mut(self.data, self.len) })
+    }
+}
+
+/// Checks a buffer pointer and its length from C.
+#[inline]
+fn length(data: *const u8, len: c_int, max: usize, what: &str) -> Option<usize> {
     match usize::try_from(len) {
-        Ok(n) if n <= max => Some(n),
+        Ok(n) if n <= max && !data.is_null() => Some(n),
         _ => {
-            logging::error(format_args!("{what}: {len} bytes is not in 0..={max}"));
+            refuse_length(data, len, max, what);
             None
         }
+    }
+}
+
+/// Logs why [`length`] refused a buffer.
+#[cold]
+#[inline(never)]
+fn refuse_length(data: *const u8, len: c_int, max: usize, what: &str) {
+    if data.is_null() {
+        logging::error(format_args!("{what} is NULL"));
+    } else {
+        logging::error(format_args!("{what}: {len} bytes is not in 0..={max}"));
     }
 }
 

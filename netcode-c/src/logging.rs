@@ -10,7 +10,9 @@
 //! and `warn` records at NETCODE_LOG_LEVEL_ERROR, `info` at INFO, `debug`
 //! and `trace` at DEBUG.
 
-use std::ffi::{CString, c_char, c_int};
+#[cfg(not(windows))]
+use std::ffi::c_char;
+use std::ffi::{CString, c_int};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, Ordering};
 

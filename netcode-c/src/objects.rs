@@ -3,30 +3,41 @@
 //! every call consults before it reads anything through the pointer C
 //! passed ([`live`]).
 //!
-//! An object is registered by [`Object::place`] (its address, its kind and
-//! a serial number) and unregistered by [`Object::retire`], before its
-//! memory goes back to the allocator. A pointer that is NULL, misaligned,
-//! not registered (destroyed already, or never made here) or registered
-//! as the other kind is logged and refused without a byte of it read. What
-//! cannot be detected: memory C freed itself (not through destroy), and an
-//! object used by two threads at once or destroyed by one thread while
-//! another calls it (C's threading contract, as the reference's).
+//! C never holds the object's memory: the pointer it gets is a handle, a
+//! value the library never hands out twice (see [`handle_of`]), which the
+//! registry maps to the memory, its kind and a serial number. An object is
+//! registered by [`Object::place`] and unregistered by [`Object::retire`],
+//! before its memory goes back to the allocator. So a pointer from a
+//! destroyed object stays refused whatever happens after its destroy, even
+//! when the allocator hands the same block to the next object (glibc does,
+//! and a one-block pool must). A pointer that is NULL, misaligned, not a
+//! live handle (destroyed already, or never made here) or the handle of
+//! the other kind is logged and refused; a handle is never dereferenced.
+//! What cannot be detected: an object used by two threads at once or
+//! destroyed by one thread while another calls it (C's threading
+//! contract, as the reference's).
+//!
+//! The cost: a handle is a number, so it costs nothing to keep; the
+//! registry holds one entry per live object (and one per live block, to
+//! refuse an allocator that hands out memory inside a live object).
 //!
 //! The cost per call: the registry is a `Mutex<BTreeMap>`, taken only on a
 //! thread's first call on an object and after a destroy. Each thread keeps
-//! the last objects it found live, stamped with the registry's generation
-//! (an atomic counter every unregistration increments under the lock); a
-//! call finds its object there with one atomic load (a plain load on x86
-//! and ARM, no read-modify-write, no cache line shared by writers) and a
-//! scan of 8 entries. A stamp that differs from the generation (something
-//! was destroyed since, on any thread) sends the call to the registry. A
-//! destroy that happened before a call, by any synchronisation C used,
-//! changed the generation the call reads, so a stale cache never vouches
-//! for a destroyed object.
+//! the objects it found live in a cache of 256 entries, one per serial
+//! number modulo 256 (16 KiB a thread), each stamped with the registry's
+//! generation (an atomic counter every unregistration increments under
+//! the lock); a call finds its object there with one atomic load (a plain
+//! load on x86 and ARM, no read-modify-write, no cache line shared by
+//! writers) and one entry read. A stamp that differs from the generation
+//! (something was destroyed since, on any thread) sends the call to the
+//! registry. A destroy that happened before a call, by any synchronisation
+//! C used, changed the generation the call reads, so a stale cache never
+//! vouches for a destroyed object.
 
 use std::any::TypeId;
-use std::cell::{Cell, RefCell, UnsafeCell};
+use std::cell::{Cell, UnsafeCell};
 use std::collections::BTreeMap;
+use std::ops::Bound;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -55,11 +66,13 @@ pub(crate) struct Object<T> {
 }
 
 impl<T: Kind> Object<T> {
-    /// Moves `state` into memory from `allocator` and registers it as a
-    /// live object; `None` (logged, naming `function`) when the allocator
-    /// returns NULL, misaligned memory (given back), or the memory of an
-    /// object still live (a broken allocator: left alone, unwritten).
+    /// Moves `state` into memory from `allocator`, registers it as a live
+    /// object and returns its handle (what C holds; never dereferenced);
+    /// `None` (logged, naming `function`) when the allocator returns NULL,
+    /// misaligned memory (given back), or memory of an object still live
+    /// (a broken allocator: left alone, unwritten).
     pub(crate) fn place(allocator: &Allocator, state: T, function: &str) -> Option<NonNull<Self>> {
+        const { assert!(align_of::<Self>() <= HANDLE_STEP) };
         let Some(memory) = allocator.alloc(size_of::<Self>()) else {
             logging::error(format_args!(
                 "{function}: the allocate function returned NULL"
@@ -77,12 +90,11 @@ impl<T: Kind> Object<T> {
             return None;
         }
         let mut registry = registry();
-        if let Some(taken) = registry.objects.get(&address(pointer.as_ptr())) {
-            let name = taken.name;
+        if let Some(name) = registry.overlapping(address(pointer.as_ptr()), size_of::<Self>()) {
             // Logged with the lock released: the printf hook may call us.
             drop(registry);
             logging::error(format_args!(
-                "{function}: the allocate function returned {pointer:p}, the memory of a live {name}; refused"
+                "{function}: the allocate function returned {pointer:p}, memory of a live {name}; refused"
             ));
             return None;
         }
@@ -94,22 +106,26 @@ impl<T: Kind> Object<T> {
                 state: UnsafeCell::new(state),
             });
         }
-        registry.register::<T>(address(pointer.as_ptr()));
-        Some(pointer)
+        let handle = registry.register::<T>(Memory(pointer.cast()), size_of::<Self>());
+        NonNull::new(handle.cast::<Self>())
     }
 
-    /// Marks the object destroyed (unregistered: every later call with its
-    /// pointer is refused without reading it) and moves its state out,
-    /// unless a call is inside it (then logs and returns `None`, and
-    /// nothing changes). The memory is the caller's to give back to the
-    /// allocator afterwards.
+    /// Marks the object of `handle` destroyed (unregistered: every later
+    /// call with the handle is refused) and moves its state out, with the
+    /// memory it was in, unless a call is inside it (then logs and returns
+    /// `None`, and nothing changes). The memory is the caller's to give
+    /// back to the allocator afterwards.
     ///
     /// # Safety
     ///
-    /// `pointer` was found by [`live`] (or [`again`]) during this call,
-    /// with the same contract; it is not used again after this returns
-    /// `Some`.
-    pub(crate) unsafe fn retire(pointer: NonNull<Self>, function: &str) -> Option<T> {
+    /// `handle` was found by [`live`] (or [`again`]) during this call,
+    /// with the same contract.
+    pub(crate) unsafe fn retire(
+        handle: NonNull<Self>,
+        function: &str,
+    ) -> Option<(T, NonNull<Self>)> {
+        let known = find(address(handle.as_ptr()))?;
+        let pointer = known.memory.0.cast::<Self>();
         // SAFETY: a live object (found in the registry during this call,
         // and only this thread uses it: C's contract); shared reference.
         let object = unsafe { pointer.as_ref() };
@@ -119,11 +135,11 @@ impl<T: Kind> Object<T> {
             ));
             return None;
         }
-        registry().unregister(address(pointer.as_ptr()));
+        registry().unregister(address(handle.as_ptr()), known.memory);
         // SAFETY: no call is inside (busy is false) so nothing borrows the
         // state; it is moved out once: the object left the registry above,
         // so no call reaches it again.
-        Some(unsafe { object.state.get().read() })
+        Some((unsafe { object.state.get().read() }, pointer))
     }
 }
 
@@ -164,9 +180,9 @@ pub(crate) struct Found<'a, T> {
     pub(crate) serial: u64,
 }
 
-/// The object at `pointer`, if it is a live object of kind `T`; otherwise
-/// logs why (naming `function`) and returns `None`. Nothing is read
-/// through `pointer` before it is found in the registry.
+/// The object whose handle is `pointer`, if it is a live object of kind
+/// `T`; otherwise logs why (naming `function`) and returns `None`. Nothing
+/// is ever read through `pointer`.
 ///
 /// # Safety
 ///
@@ -179,41 +195,48 @@ pub(crate) unsafe fn live<'a, T: Kind>(
     pointer: *const Object<T>,
     function: &str,
 ) -> Option<Found<'a, T>> {
+    let found = (!pointer.is_null() && pointer.is_aligned())
+        .then(|| find(address(pointer)))
+        .flatten();
+    let Some(known) = found.filter(|known| known.kind == TypeId::of::<T>()) else {
+        refuse::<T>(pointer, found, function);
+        return None;
+    };
+    // SAFETY: the memory registered for this handle as an `Object<T>` by
+    // `place`, not retired since, so it is one, alive; only shared
+    // references to it are made. That no other thread uses or destroys it
+    // meanwhile is C's contract (this function's # Safety).
+    let object = unsafe { known.memory.0.cast::<Object<T>>().as_ref() };
+    Some(Found {
+        object,
+        serial: known.serial,
+    })
+}
+
+/// Logs why [`live`] refused `pointer` (named by `function`), of which
+/// the registry knew `known`.
+#[cold]
+#[inline(never)]
+fn refuse<T: Kind>(pointer: *const Object<T>, known: Option<Known>, function: &str) {
     if pointer.is_null() {
         logging::error(format_args!("{function}: the object is NULL"));
-        return None;
-    }
-    if !pointer.is_aligned() {
+    } else if !pointer.is_aligned() {
         logging::error(format_args!(
             "{function}: {pointer:p} is misaligned: not a live {}",
             T::NAME
         ));
-        return None;
-    }
-    let Some(known) = find(address(pointer)) else {
-        logging::error(format_args!(
-            "{function}: {pointer:p} is not a live object: not a live {} (destroyed already, or not made by this library); refused",
-            T::NAME
-        ));
-        return None;
-    };
-    if known.kind != TypeId::of::<T>() {
+    } else if let Some(known) = known {
         logging::error(format_args!(
             "{function}: {pointer:p} is a live {}, not a {}; refused",
             known.name,
             T::NAME
         ));
-        return None;
+    } else {
+        logging::error(format_args!(
+            "{function}: {pointer:p} is not a live object: not a live {} (destroyed already, or not made by this library); refused",
+            T::NAME
+        ));
     }
-    // SAFETY: registered as an `Object<T>` by `place` and not retired
-    // since, so it is one, alive; only shared references to it are made.
-    // That no other thread uses or frees it meanwhile is C's contract
-    // (this function's # Safety).
-    let object = unsafe { &*pointer };
-    Some(Found {
-        object,
-        serial: known.serial,
-    })
 }
 
 /// The object at `pointer` if it is still the live object of kind `T` and
@@ -233,13 +256,29 @@ pub(crate) unsafe fn again<'a, T: Kind>(
         return None;
     }
     // SAFETY: as in `live`: registered as an `Object<T>` and not retired.
-    Some(unsafe { &*pointer })
+    Some(unsafe { known.memory.0.cast::<Object<T>>().as_ref() })
+}
+
+/// The kind of a live object whose memory the `bytes` from `start` would
+/// overlap, if any: memory an allocator must not hand out again.
+pub(crate) fn live_memory(start: *const u8, bytes: usize) -> Option<&'static str> {
+    registry().overlapping(address(start), bytes)
 }
 
 /// The registry's key for `pointer`.
 fn address<T>(pointer: *const T) -> usize {
     pointer as usize
 }
+
+/// Where a live object's memory is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Memory(NonNull<u8>);
+
+// SAFETY: a `Memory` is an address the registry keeps for the object
+// placed there; it is dereferenced only by `live`, `again` and `retire`,
+// under C's contract that one thread at a time uses an object. Moving the
+// address between threads (the registry is shared) reads nothing.
+unsafe impl Send for Memory {}
 
 /// What the registry knows of a live object.
 #[derive(Debug, Clone, Copy)]
@@ -249,27 +288,72 @@ struct Known {
     /// `T::NAME`, for logs.
     name: &'static str,
     serial: u64,
+    /// Its memory.
+    memory: Memory,
 }
 
-/// The live objects by address, and the next serial number.
+/// The first handle; handles step by [`HANDLE_STEP`]. On 64-bit targets
+/// a non-canonical address (bit 62 set), which no memory of the process
+/// can have on x86-64 or ARM64: a handle never equals a real pointer.
+#[cfg(target_pointer_width = "64")]
+const HANDLE_BASE: usize = 1 << 62;
+/// The first handle on narrower targets, whose handles run out (and would
+/// come round again) only after 2^26 objects.
+#[cfg(not(target_pointer_width = "64"))]
+const HANDLE_BASE: usize = 1 << 12;
+/// The distance between handles: every `Object<T>` is aligned to it.
+const HANDLE_STEP: usize = 64;
+
+/// The handle of the object with serial number `serial`: distinct for
+/// every serial, so never handed out twice.
+fn handle_of(serial: u64) -> *mut u8 {
+    let offset = usize::try_from(serial)
+        .unwrap_or(usize::MAX)
+        .wrapping_mul(HANDLE_STEP);
+    std::ptr::without_provenance_mut(HANDLE_BASE.wrapping_add(offset))
+}
+
+/// The live objects by handle, their memory by address (start to end),
+/// and the last serial number given.
 struct Registry {
     objects: BTreeMap<usize, Known>,
-    next_serial: u64,
+    blocks: BTreeMap<usize, (usize, &'static str)>,
+    last_serial: u64,
 }
 
 impl Registry {
-    fn register<T: Kind>(&mut self, address: usize) {
-        self.next_serial += 1;
+    /// Registers the object of kind `T` at `memory` (`bytes` long); its
+    /// handle.
+    fn register<T: Kind>(&mut self, memory: Memory, bytes: usize) -> *mut u8 {
+        self.last_serial += 1;
+        let handle = handle_of(self.last_serial);
         let known = Known {
             kind: TypeId::of::<T>(),
             name: T::NAME,
-            serial: self.next_serial,
+            serial: self.last_serial,
+            memory,
         };
-        self.objects.insert(address, known);
+        self.objects.insert(address(handle), known);
+        let start = address(memory.0.as_ptr());
+        self.blocks
+            .insert(start, (start.saturating_add(bytes), T::NAME));
+        handle
     }
 
-    fn unregister(&mut self, address: usize) {
-        self.objects.remove(&address);
+    /// The kind of a live object whose memory `bytes` from `start` would
+    /// overlap, if any.
+    fn overlapping(&self, start: usize, bytes: usize) -> Option<&'static str> {
+        let end = start.saturating_add(bytes);
+        let (_, &(block_end, name)) = self
+            .blocks
+            .range((Bound::Unbounded, Bound::Excluded(end)))
+            .next_back()?;
+        (block_end > start).then_some(name)
+    }
+
+    fn unregister(&mut self, handle: usize, memory: Memory) {
+        self.objects.remove(&handle);
+        self.blocks.remove(&address(memory.0.as_ptr()));
         // Under the lock: a lookup that holds it reads a generation that
         // matches the map it sees.
         GENERATION.fetch_add(1, Ordering::Release);
@@ -278,7 +362,8 @@ impl Registry {
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     objects: BTreeMap::new(),
-    next_serial: 0,
+    blocks: BTreeMap::new(),
+    last_serial: 0,
 });
 
 /// How many objects were ever unregistered: a thread's cache of live
@@ -291,228 +376,76 @@ fn registry() -> MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Entries a thread's cache holds.
-const CACHED: usize = 8;
+/// Entries in a thread's cache, a power of two. A handle's entry is its
+/// serial number modulo this, so any run of this many objects made one
+/// after another (a test's clients, a batch of handshakes) never evict
+/// each other. 64 bytes an entry: 16 KiB a thread that calls the library.
+const CACHED: usize = 256;
 
-/// A thread's last objects found live, good for one generation: their
-/// addresses (0: none; NULL is never registered), scanned on every call,
-/// and what the registry said of each.
-struct Cache {
+/// One entry of a thread's cache: what the registry said of `handle`
+/// while its generation was `generation` (`None` in an empty entry).
+#[derive(Clone, Copy)]
+struct Cached {
+    handle: usize,
     generation: u64,
-    addresses: [usize; CACHED],
-    known: [Option<Known>; CACHED],
-    /// The entry the next miss replaces.
-    next: usize,
+    known: Option<Known>,
 }
 
+/// An empty entry.
+const EMPTY: Cached = Cached {
+    handle: 0,
+    generation: 0,
+    known: None,
+};
+
 thread_local! {
-    static CACHE: RefCell<Cache> = const {
-        RefCell::new(Cache {
-            generation: 0,
-            addresses: [0; CACHED],
-            known: [None; CACHED],
-            next: 0,
-        })
-    };
+    /// A thread's last objects found live, each in the entry its serial
+    /// number picks.
+    static CACHE: [Cell<Cached>; CACHED] = const { [const { Cell::new(EMPTY) }; CACHED] };
+}
+
+/// The cache entry of `handle`, if it is one of ours.
+fn entry_of(handle: usize) -> Option<usize> {
+    let offset = handle.checked_sub(HANDLE_BASE)?;
+    Some((offset / HANDLE_STEP) % CACHED)
 }
 
 /// What the registry knows of `address`: from this thread's cache while
-/// nothing was unregistered since it was filled, else from the registry.
+/// nothing was unregistered since the entry was filled, else from the
+/// registry (and then remembered).
+#[inline]
 fn find(address: usize) -> Option<Known> {
     let generation = GENERATION.load(Ordering::Acquire);
-    let cached = CACHE.try_with(|cache| {
-        let cache = cache.try_borrow().ok()?;
-        if cache.generation != generation {
-            return None;
-        }
-        let index = cache.addresses.iter().position(|&a| a == address)?;
-        cache.known[index]
-    });
-    if let Ok(Some(known)) = cached {
+    let entry = entry_of(address)?;
+    // A thread being torn down has no cache: the registry answers.
+    if let Ok(cached) = CACHE.try_with(|cache| cache[entry].get())
+        && cached.handle == address
+        && cached.generation == generation
+        && let Some(known) = cached.known
+    {
         return Some(known);
     }
+    find_in_registry(address, entry)
+}
+
+/// [`find`] when this thread's cache has no answer: the registry's,
+/// remembered in cache entry `entry`.
+#[inline(never)]
+fn find_in_registry(address: usize, entry: usize) -> Option<Known> {
     let registry = registry();
     let known = *registry.objects.get(&address)?;
     // Read under the lock: the map above is exactly this generation's.
     let generation = GENERATION.load(Ordering::Relaxed);
     drop(registry);
-    // A thread being torn down has no cache: nothing to remember.
     let _ = CACHE.try_with(|cache| {
-        if let Ok(mut cache) = cache.try_borrow_mut() {
-            if cache.generation != generation {
-                cache.generation = generation;
-                cache.addresses = [0; CACHED];
-                cache.known = [None; CACHED];
-            }
-            let next = cache.next;
-            cache.addresses[next] = address;
-            cache.known[next] = Some(known);
-            cache.next = (next + 1) % CACHED;
-        }
+        cache[entry].set(Cached {
+            handle: address,
+            generation,
+            known: Some(known),
+        });
     });
     Some(known)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    struct Thing(u32);
-    impl Kind for Thing {
-        const NAME: &'static str = "thing";
-    }
-    struct Other;
-    impl Kind for Other {
-        const NAME: &'static str = "other";
-    }
-
-    fn allocator() -> Allocator {
-        Allocator::new(std::ptr::null_mut(), None, None)
-    }
-
-    /// Retires and frees a placed object.
-    fn destroy<T: Kind>(pointer: NonNull<Object<T>>) -> Option<T> {
-        // SAFETY: placed and live; not used again.
-        let state = unsafe { Object::retire(pointer, "destroy") }?;
-        // SAFETY: the memory `place` got from this allocator.
-        unsafe { allocator().unplace(pointer) };
-        Some(state)
-    }
-
-    #[test]
-    fn objects_are_found_while_live_and_not_after() {
-        let pointer = Object::place(&allocator(), Thing(5), "test").unwrap();
-        let raw = pointer.as_ptr().cast_const();
-        // SAFETY: the pointers are looked up before any use; this thread
-        // alone uses them.
-        unsafe {
-            let found = live(raw, "f").unwrap();
-            assert_eq!(found.object.enter("f", |s| s.0), Some(5));
-            let nested = found.object.enter("f", |_| found.object.enter("g", |_| ()));
-            assert_eq!(nested, Some(None), "re-entry refused");
-            assert!(again(raw, found.serial).is_some());
-            assert!(again(raw, found.serial + 1).is_none(), "another serial");
-            assert!(live(raw.cast::<Object<Other>>(), "f").is_none(), "kind");
-            assert!(live::<Thing>(std::ptr::null(), "f").is_none());
-            let misaligned = raw.cast::<u8>().wrapping_add(1).cast::<Object<Thing>>();
-            assert!(live(misaligned, "f").is_none());
-            let serial = found.serial;
-            assert!(destroy(pointer).is_some_and(|t| t.0 == 5));
-            assert!(live(raw, "f").is_none(), "destroyed");
-            assert!(again(raw, serial).is_none(), "destroyed");
-        }
-    }
-
-    #[test]
-    fn a_busy_object_is_not_retired() {
-        let pointer = Object::place(&allocator(), Thing(1), "test").unwrap();
-        // SAFETY: live, this thread alone.
-        let found = unsafe { live(pointer.as_ptr().cast_const(), "f") }.unwrap();
-        // SAFETY: live, this thread alone; `retire` is refused while inside.
-        let inside = found
-            .object
-            .enter("f", |_| unsafe { Object::retire(pointer, "g") }.is_none());
-        assert_eq!(inside, Some(true));
-        assert!(destroy(pointer).is_some());
-    }
-
-    #[test]
-    fn a_destroy_on_another_thread_reaches_this_threads_cache() {
-        let pointer = Object::place(&allocator(), Thing(2), "test").unwrap();
-        // The address crosses to the other thread as an integer, its
-        // provenance exposed, as C's pointers do.
-        let raw = pointer.as_ptr().expose_provenance();
-        let object = std::ptr::with_exposed_provenance_mut::<Object<Thing>>;
-        // SAFETY: live; found here (and cached), then destroyed on another
-        // thread after which this thread only looks it up.
-        unsafe {
-            assert!(live(object(raw), "f").is_some());
-            std::thread::spawn(move || {
-                let pointer = NonNull::new(object(raw)).unwrap();
-                assert!(live(pointer.as_ptr().cast_const(), "f").is_some());
-                assert!(destroy(pointer).is_some());
-            })
-            .join()
-            .unwrap();
-            assert!(live(object(raw), "f").is_none());
-        }
-    }
-
-    /// The per-call cost of the lookup: `cargo test --release -p netcode-c
-    /// --lib -- --ignored --nocapture lookup_cost`.
-    #[test]
-    #[ignore = "a measurement, not a check"]
-    fn lookup_cost() {
-        use std::hint::black_box;
-        use std::time::Instant;
-        const CALLS: u32 = 10_000_000;
-        let pointer = Object::place(&allocator(), Thing(0), "test").unwrap();
-        let address = address(pointer.as_ptr());
-        let time = |what: &str, f: &dyn Fn() -> bool| {
-            let start = Instant::now();
-            for _ in 0..CALLS {
-                assert!(black_box(f()));
-            }
-            let ns = start.elapsed().as_secs_f64() * 1e9 / f64::from(CALLS);
-            println!("{what}: {ns:.1} ns per call");
-        };
-        time("live() through the thread's cache", &|| {
-            // SAFETY: live, this thread alone.
-            unsafe { live(black_box(pointer.as_ptr().cast_const()), "f") }.is_some()
-        });
-        time(
-            "the registry under its lock (every call missing the cache)",
-            &|| registry().objects.contains_key(&black_box(address)),
-        );
-        let mutex = Mutex::new(());
-        time("an uncontended std Mutex lock alone", &|| {
-            black_box(mutex.lock()).is_ok()
-        });
-        assert!(destroy(pointer).is_some());
-        // Four threads, each calling its own object, at once.
-        for (what, cached) in [("cache", true), ("registry lock", false)] {
-            let start = Instant::now();
-            let threads: Vec<_> = (0..4)
-                .map(|_| {
-                    std::thread::spawn(move || {
-                        let pointer = Object::place(&allocator(), Thing(0), "t").unwrap();
-                        let address = super::address(pointer.as_ptr());
-                        for _ in 0..CALLS / 4 {
-                            let found = if cached {
-                                // SAFETY: live, this thread alone.
-                                unsafe { live(black_box(pointer.as_ptr().cast_const()), "f") }
-                                    .is_some()
-                            } else {
-                                registry().objects.contains_key(&black_box(address))
-                            };
-                            assert!(found);
-                        }
-                        assert!(destroy(pointer).is_some());
-                    })
-                })
-                .collect();
-            for thread in threads {
-                thread.join().unwrap();
-            }
-            let ns = start.elapsed().as_secs_f64() * 1e9 / f64::from(CALLS / 4);
-            println!("4 threads at once, {what}: {ns:.1} ns per call per thread");
-        }
-    }
-
-    #[test]
-    fn many_objects_overflow_the_cache_and_stay_found() {
-        let pointers: Vec<_> = (0..3 * CACHED as u32)
-            .map(|i| Object::place(&allocator(), Thing(i), "test").unwrap())
-            .collect();
-        for _ in 0..2 {
-            for (i, pointer) in pointers.iter().enumerate() {
-                // SAFETY: live, this thread alone.
-                let found = unsafe { live(pointer.as_ptr().cast_const(), "f") }.unwrap();
-                assert_eq!(found.object.enter("f", |s| s.0), Some(i as u32));
-            }
-        }
-        for pointer in pointers {
-            assert!(destroy(pointer).is_some());
-        }
-    }
-}
+mod tests;

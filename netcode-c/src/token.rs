@@ -62,15 +62,21 @@ pub unsafe extern "C" fn netcode_generate_connect_token(
             logging::error(format_args!("{FUNCTION}: the output buffer is NULL"));
             return NETCODE_ERROR;
         }
+        // The same list for both (as most callers pass) is read once.
+        let same = internal_server_addresses == public_server_addresses;
         // SAFETY: `addresses` refuses a NULL list; otherwise each list holds
         // `count` (1..=32, checked) pointers, each NULL (refused) or a
         // string read up to its NUL or 255 bytes (this function's contract).
-        let (Some(public), Some(internal)) = (unsafe {
-            (
-                addresses(public_server_addresses, count, "public"),
-                addresses(internal_server_addresses, count, "internal"),
-            )
-        }) else {
+        let Some(public) = (unsafe { addresses(public_server_addresses, count, "public") }) else {
+            return NETCODE_ERROR;
+        };
+        let internal = if same {
+            Some(public.clone())
+        } else {
+            // SAFETY: as for the public list.
+            unsafe { addresses(internal_server_addresses, count, "internal") }
+        };
+        let Some(internal) = internal else {
             return NETCODE_ERROR;
         };
         // SAFETY: NULL or 32 readable bytes.

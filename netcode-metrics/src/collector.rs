@@ -16,7 +16,7 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 
-use crate::recorder::{DISCONNECT_REASONS, ScrapeView, Shared};
+use crate::shared::{DISCONNECT_REASONS, ScrapeView, Shared};
 use crate::snapshot::{ClientSnapshot, ServerSnapshot, TokenHistorySnapshot};
 
 /// Encodes a [`ServerMetrics`](crate::ServerMetrics)'s latest snapshot at

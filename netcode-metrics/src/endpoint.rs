@@ -1,16 +1,17 @@
 //! The scrape endpoint: [`MetricsEndpoint`] answers `GET /metrics` with a
 //! registry encoded in the Prometheus text format, from a thread of its own
-//! running a current-thread tokio runtime with hyper's HTTP/1 server, so a
-//! blocking program needs no runtime of its own.
+//! running a current-thread tokio runtime with this crate's bounded HTTP/1
+//! server ([`crate::http`]), so a blocking program needs no runtime of its
+//! own.
 //!
 //! It is meant for a private scrape port: it bounds what a stray or hostile
 //! peer can hold (connections at once, time to send the request head, a
 //! connection's lifetime, header size), but has no authentication or TLS,
 //! so never expose it to the public internet.
 
-use std::convert::Infallible;
 use std::io;
 use std::net::{SocketAddr, TcpListener as StdListener, ToSocketAddrs};
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -18,14 +19,13 @@ use std::time::Duration;
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{ALLOW, CONTENT_TYPE as CONTENT_TYPE_HEADER, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
 use prometheus_client::encoding::prometheus_text;
 use prometheus_client::registry::Registry;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, oneshot};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+use crate::http::{HttpServer, Limits, WhenFull};
 
 /// The `Content-Type` of a scrape's answer: the Prometheus text format,
 /// version 0.0.4, which is what the endpoint encodes.
@@ -45,14 +45,19 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
 /// The longest a connection is kept, however it is used.
 pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
 
-/// The read buffer of a connection: the largest request head accepted
-/// (hyper's smallest allowed buffer; a scrape's request is a few hundred
-/// bytes).
-const MAX_REQUEST_BUFFER: usize = 8 * 1024;
-
-/// Pause after a failed `accept` (out of file descriptors, say), so the
-/// loop does not spin.
-const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+/// The endpoint's bounds: [`MAX_CONNECTIONS`] (waiting when full),
+/// [`HEADER_READ_TIMEOUT`], [`CONNECTION_LIFETIME`]; a scrape is answered
+/// at once, so no request timeout, and a second of grace at shutdown.
+const LIMITS: Limits = Limits {
+    when_full: WhenFull::Wait,
+    header_read_timeout: HEADER_READ_TIMEOUT,
+    connection_lifetime: Some(CONNECTION_LIFETIME),
+    shutdown_grace: Duration::from_secs(1),
+    ..Limits::new(match NonZeroUsize::new(MAX_CONNECTIONS) {
+        Some(cap) => cap,
+        None => NonZeroUsize::MIN,
+    })
+};
 
 /// Encodes `registry` in the Prometheus text format: what a scrape of an
 /// endpoint serving it gets.
@@ -92,11 +97,18 @@ impl MetricsEndpoint {
             let _context = runtime.enter();
             TcpListener::from_std(listener)?
         };
-        let (stop, stopped) = oneshot::channel();
+        let (stop, stopped) = oneshot::channel::<()>();
         let registry = Arc::new(registry);
+        let handler =
+            move |request: Request<Incoming>| std::future::ready(answer(&request, &registry));
+        let server = HttpServer::new(listener, LIMITS);
+        let stopped = async {
+            // Told to stop, or the endpoint is gone: either way, stop.
+            let _ = stopped.await;
+        };
         let thread = std::thread::Builder::new()
             .name("netcode-metrics".into())
-            .spawn(move || runtime.block_on(accept_loop(listener, registry, stopped)))?;
+            .spawn(move || runtime.block_on(server.serve(handler, stopped)))?;
         Ok(Self {
             local_addr,
             stop: Some(stop),
@@ -109,16 +121,16 @@ impl MetricsEndpoint {
         self.local_addr
     }
 
-    /// Stops serving: no new connections are taken, those open are closed,
-    /// and the thread has ended when this returns. Dropping the endpoint
-    /// does the same.
+    /// Stops serving: no new connections are taken, idle ones are closed,
+    /// a scrape in progress gets up to a second to finish, and the thread
+    /// has ended when this returns. Dropping the endpoint does the same.
     pub fn shutdown(mut self) {
         self.stop_and_join();
     }
 
     fn stop_and_join(&mut self) {
         if let Some(stop) = self.stop.take() {
-            // The loop may have ended already; nothing to tell it then.
+            // The server may have ended already; nothing to tell it then.
             let _ = stop.send(());
         }
         if let Some(thread) = self.thread.take() {
@@ -132,54 +144,6 @@ impl Drop for MetricsEndpoint {
     fn drop(&mut self) {
         self.stop_and_join();
     }
-}
-
-/// Takes connections, at most [`MAX_CONNECTIONS`] at once, until told to
-/// stop; the connections still open end with the runtime.
-async fn accept_loop(
-    listener: TcpListener,
-    registry: Arc<Registry>,
-    mut stopped: oneshot::Receiver<()>,
-) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    loop {
-        let slot = tokio::select! {
-            _ = &mut stopped => return,
-            slot = Arc::clone(&slots).acquire_owned() => slot,
-        };
-        // The semaphore is never closed.
-        let Ok(slot) = slot else { return };
-        let accepted = tokio::select! {
-            _ = &mut stopped => return,
-            accepted = listener.accept() => accepted,
-        };
-        match accepted {
-            Ok((stream, _)) => {
-                let registry = Arc::clone(&registry);
-                tokio::spawn(async move {
-                    serve_connection(stream, registry).await;
-                    drop(slot);
-                });
-            }
-            Err(_) => tokio::time::sleep(ACCEPT_RETRY).await,
-        }
-    }
-}
-
-/// Serves one connection's requests within its bounds.
-async fn serve_connection(stream: TcpStream, registry: Arc<Registry>) {
-    let service = service_fn(move |request| {
-        let answer = answer(&request, &registry);
-        async move { Ok::<_, Infallible>(answer) }
-    });
-    let connection = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
-        .max_buf_size(MAX_REQUEST_BUFFER)
-        .serve_connection(TokioIo::new(stream), service);
-    // An error is the peer's doing (a malformed request, a timeout, a
-    // reset); the connection is closed either way.
-    let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
 }
 
 /// The answer to one request.

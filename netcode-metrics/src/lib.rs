@@ -14,6 +14,11 @@
 //! * [`MetricsEndpoint`]: `GET /metrics` over HTTP from a thread of its own
 //!   (no async runtime needed in the caller). For a private scrape port
 //!   only: it has no authentication.
+//! * [`http`]: the bounded HTTP/1 server the endpoint runs on (connection
+//!   cap, header-read, idle and request timeouts, connection lifetime,
+//!   graceful shutdown, events for the caller to count and log), for
+//!   tokio programs that serve HTTP of their own: the netcode matcher
+//!   serves its tokens and its metrics with it.
 //!
 //! [`ServerSnapshot`] is plain data built from the core's types
 //! ([`Stats`](netcode_std::proto::stats::Stats),
@@ -60,7 +65,9 @@
 
 mod collector;
 mod endpoint;
+pub mod http;
 mod recorder;
+mod shared;
 mod snapshot;
 
 pub use collector::SnapshotCollector;

@@ -3,71 +3,15 @@
 //! the loop hands it; the latest snapshot waits in a shared place for the
 //! next scrape, which reads it through a [`SnapshotCollector`].
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use netcode_std::transport::Socket;
-use netcode_std::{DisconnectReason, Server, ServerEvent};
+use netcode_std::{Server, ServerEvent};
 use prometheus_client::registry::Registry;
 
 use crate::collector::SnapshotCollector;
+use crate::shared::Shared;
 use crate::snapshot::ServerSnapshot;
-
-/// Disconnect reasons counted apart, in this order (a disconnect event
-/// never has [`DisconnectReason::None`]).
-pub(crate) const DISCONNECT_REASONS: [DisconnectReason; 3] = [
-    DisconnectReason::TimedOut,
-    DisconnectReason::ClientDisconnect,
-    DisconnectReason::ServerDisconnect,
-];
-
-/// What the loop and the scrapes share.
-#[derive(Debug, Default)]
-pub(crate) struct Shared {
-    /// Whether per-client series are left out of scrapes.
-    clients_hidden: AtomicBool,
-    /// The latest snapshot, `None` until the first recording.
-    latest: Mutex<Option<ServerSnapshot>>,
-    /// Clients that connected, as counted from events.
-    connects: AtomicU64,
-    /// Clients that left, by reason as in [`DISCONNECT_REASONS`].
-    disconnects: [AtomicU64; DISCONNECT_REASONS.len()],
-}
-
-/// What a scrape reads: a copy of the latest snapshot and the event counts.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ScrapeView {
-    /// The latest snapshot, if one was recorded.
-    pub(crate) snapshot: Option<ServerSnapshot>,
-    /// Clients that connected.
-    pub(crate) connects: u64,
-    /// Clients that left, by reason as in [`DISCONNECT_REASONS`].
-    pub(crate) disconnects: [u64; DISCONNECT_REASONS.len()],
-    /// Whether per-client series are shown.
-    pub(crate) client_series: bool,
-}
-
-impl Shared {
-    fn latest(&self) -> MutexGuard<'_, Option<ServerSnapshot>> {
-        // A panic elsewhere while holding the lock leaves a whole snapshot
-        // (it is only ever swapped in), so a poisoned lock is still good.
-        self.latest.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Copies what a scrape encodes; the lock is held only for the copy.
-    pub(crate) fn view(&self) -> ScrapeView {
-        let snapshot = self.latest().clone();
-        ScrapeView {
-            snapshot,
-            connects: self.connects.load(Ordering::Relaxed),
-            disconnects: self
-                .disconnects
-                .each_ref()
-                .map(|count| count.load(Ordering::Relaxed)),
-            client_series: !self.clients_hidden.load(Ordering::Relaxed),
-        }
-    }
-}
 
 /// A server's metrics as its game loop records them.
 ///
@@ -131,23 +75,17 @@ impl ServerMetrics {
     /// server.
     pub fn count_event(&self, event: &ServerEvent) {
         match *event {
-            ServerEvent::ClientConnected { .. } => {
-                self.shared.connects.fetch_add(1, Ordering::Relaxed);
-            }
-            ServerEvent::ClientDisconnected { reason, .. } => {
-                let counted = DISCONNECT_REASONS.iter().position(|r| *r == reason);
-                if let Some(count) = counted.and_then(|i| self.shared.disconnects.get(i)) {
-                    count.fetch_add(1, Ordering::Relaxed);
-                }
-            }
+            ServerEvent::ClientConnected { .. } => self.shared.count_connect(),
+            ServerEvent::ClientDisconnected { reason, .. } => self.shared.count_disconnect(reason),
         }
     }
 
     /// Whether scrapes show the per-client gauges (those labelled by
-    /// `client_index` and `client_id`); they do unless turned off here. A server with thousands of clients may want them off:
-    /// each client adds eight series.
+    /// `client_index` and `client_id`); they do unless turned off here. A
+    /// server with thousands of clients may want them off: each client adds
+    /// eight series.
     pub fn set_client_series(&self, shown: bool) {
-        self.shared.clients_hidden.store(!shown, Ordering::Relaxed);
+        self.shared.show_client_series(shown);
     }
 
     /// A copy of the latest recorded snapshot, if any.

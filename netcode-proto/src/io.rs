@@ -10,8 +10,8 @@
 
 use core::net::SocketAddr;
 
-use crate::server::PersistRequest;
-use crate::stats::DroppedDatagram;
+use crate::dropped::DroppedDatagram;
+use crate::durable::PersistRequest;
 
 /// Where the core puts what it produces: datagrams to send and events of
 /// type `E` ([`ServerEvent`](crate::server::ServerEvent) or

@@ -73,6 +73,8 @@ pub mod bytes;
 pub mod client;
 pub mod constants;
 pub mod crypto;
+mod dropped;
+mod durable;
 pub mod io;
 pub mod packet;
 pub mod replay;

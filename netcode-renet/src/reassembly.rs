@@ -12,7 +12,7 @@ use crate::stats::FramingStats;
 /// them among the halves of the other pairs in flight: at 60 Hz with a few
 /// split packets a tick and tens of milliseconds of jitter, a dozen or
 /// more pairs wait at once (4 joined about one pair in eight on such a
-/// network, 32 about 19 in 20; `tests/reordering.rs`). When a further pair
+/// network, 32 about 19 in 20; `tests/it/reordering.rs`). When a further pair
 /// starts, the oldest waiting half is dropped (and counted). Each pair
 /// holds a buffer of `MAX_PACKET_BYTES`, made when first needed, so a
 /// connection keeps at most 77 KB, and only as many buffers as pairs ever

@@ -10,26 +10,15 @@ const MAX_ADDRESS_STRING_BYTES: usize = 255;
 const PORT_SEARCH_WINDOW: usize = 6;
 
 /// Why an address string was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 pub enum AddressParseError {
     /// The text after the port colon is empty, not all digits, or above 65535.
+    #[error("invalid port: expected 0 to 65535, digits only")]
     InvalidPort,
     /// The text is neither an IPv6 address nor a dotted-quad IPv4 address.
+    #[error("invalid address: expected a.b.c.d[:port], an IPv6 address, or [ipv6]:port")]
     InvalidAddress,
 }
-
-impl core::fmt::Display for AddressParseError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            Self::InvalidPort => "invalid port: expected 0 to 65535, digits only",
-            Self::InvalidAddress => {
-                "invalid address: expected a.b.c.d[:port], an IPv6 address, or [ipv6]:port"
-            }
-        })
-    }
-}
-
-impl std::error::Error for AddressParseError {}
 
 /// Parses an address string as the C reference's `netcode_parse_address`
 /// does: it accepts exactly these forms, and rejects the same inputs.
@@ -92,7 +81,11 @@ pub fn parse_address(input: &str) -> Result<SocketAddr, AddressParseError> {
         text = &text[1..];
     }
 
-    if let Some(ip) = as_str(text).and_then(|s| s.parse::<Ipv6Addr>().ok()) {
+    // An IPv6 address has at least two colons: with fewer, only the IPv4
+    // reading below can succeed, and the IPv6 one is not tried.
+    if text.iter().filter(|&&b| b == b':').nth(1).is_some()
+        && let Some(ip) = as_str(text).and_then(|s| s.parse::<Ipv6Addr>().ok())
+    {
         return Ok(SocketAddr::V6(SocketAddrV6::new(ip, port, 0, 0)));
     }
 

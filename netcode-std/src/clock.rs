@@ -31,6 +31,7 @@ use netcode_proto::Instant;
 
 use crate::logging::DropLog;
 use crate::stats::TransportStats;
+use crate::time::{HostTime, TimeAnomaly};
 
 /// The longest step one call can move the protocol's clock with seconds:
 /// a forward jump of the caller's clock beyond this counts as this much.
@@ -39,42 +40,6 @@ use crate::stats::TransportStats;
 /// a single bogus time cannot time out every client at once, while a
 /// stalled loop that resumes only delays timeouts by the stall beyond it.
 pub const MAX_TIME_STEP: Duration = Duration::from_secs(1);
-
-/// A time the caller hands the host: seconds on its own clock (the C
-/// library's `double`, any epoch), or an instant of the system's monotonic
-/// clock (`std::time::Instant`, or a runtime's, such as tokio's
-/// `Instant::into_std`). Every method that takes the caller's time takes
-/// either, through `impl Into<HostTime>`.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-pub enum HostTime {
-    /// Seconds on the caller's clock, by the rule of [`MAX_TIME_STEP`].
-    Seconds(f64),
-    /// An instant of the monotonic clock.
-    Instant(std::time::Instant),
-}
-
-impl From<f64> for HostTime {
-    fn from(seconds: f64) -> Self {
-        Self::Seconds(seconds)
-    }
-}
-
-impl From<std::time::Instant> for HostTime {
-    fn from(instant: std::time::Instant) -> Self {
-        Self::Instant(instant)
-    }
-}
-
-/// What was wrong with a time handed to the host, if anything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TimeAnomaly {
-    /// NaN or infinite: ignored.
-    NotFinite,
-    /// Earlier than the previous time: the protocol's clock stood still.
-    Backward,
-    /// A forward step longer than [`MAX_TIME_STEP`]: counted as that.
-    Jump,
-}
 
 /// The core's time at the last update, the caller's time it came from,
 /// and when (in real time) it was given.

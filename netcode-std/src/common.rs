@@ -19,14 +19,12 @@ pub use netcode_proto::token::{ConnectToken, TokenError};
 
 pub use crate::address::{AddressParseError, ToAddress, parse_address};
 pub use crate::client::ClientConfig;
-pub use crate::clock::{HostTime, MAX_TIME_STEP};
+pub use crate::clock::MAX_TIME_STEP;
 pub use crate::error::{ConnectError, CreateError, Family};
 pub use crate::packet::ReceivedPacket;
 pub use crate::random::{RandomError, generate_key, random_client_id};
 pub use crate::server::{BindMode, MAX_CLIENTS, ServerConfig};
-pub use crate::socket::PacketTagging;
 pub use crate::stats::TransportStats;
-pub use crate::time::unix_time;
-pub use crate::token::{
-    ConnectTokenBuilder, TokenBuildError, TokenRequest, generate_connect_token,
-};
+pub use crate::time::{HostTime, unix_time};
+pub use crate::token::{ConnectTokenBuilder, TokenBuildError};
+pub use crate::transport::udp::PacketTagging;

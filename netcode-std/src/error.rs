@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use netcode_proto::token::TokenError;
 
 use crate::address::AddressParseError;
+use crate::history_store::held_by;
 
 /// An IP address family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,13 +42,15 @@ impl core::fmt::Display for Family {
 /// The variants follow the C library's create error codes: parse address
 /// failed (first or second address), create socket failed, bind failed;
 /// a bind to a port already in use is its own variant, [`AddrInUse`](Self::AddrInUse).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CreateError {
     /// The first address is not an address (C: `PARSE_ADDRESS_FAILED`).
-    ParseAddress(AddressParseError),
+    #[error("first address: {0}")]
+    ParseAddress(#[source] AddressParseError),
     /// The second address is not an address (C: `PARSE_ADDRESS2_FAILED`).
-    ParseAddress2(AddressParseError),
+    #[error("second address: {0}")]
+    ParseAddress2(#[source] AddressParseError),
     /// A server's public address is the unspecified address (`0.0.0.0` or
     /// `::`): no client can be sent there, and no connect token can list
     /// it, so every client would be refused. Pass the address clients
@@ -55,16 +58,23 @@ pub enum CreateError {
     /// public address otherwise); the socket still binds the unspecified
     /// address at that port, as [`BindMode::Unspecified`](crate::BindMode)
     /// (the default) does.
+    #[error(
+        "{address} is not an address clients can reach: pass the server's public address (the one connect tokens list, for example 127.0.0.1:{port} on one machine); the socket binds {unspecified}:{port} by default (BindMode::Unspecified)",
+        port = .address.port(),
+        unspecified = unspecified_form(.address),
+    )]
     UnspecifiedPublicAddress {
         /// The address given.
         address: SocketAddr,
     },
     /// Both addresses of a dual-stack client or server are of one family;
     /// dual stack takes one IPv4 and one IPv6 address.
+    #[error("dual stack needs one IPv4 and one IPv6 address, both are {0}")]
     SameFamily(Family),
     /// The socket could not be created or configured: buffer sizes,
     /// IPv6-only, non-blocking mode or packet tagging (C:
     /// `CREATE_SOCKET_IPV4_FAILED` / `CREATE_SOCKET_IPV6_FAILED`).
+    #[error("could not create the {family} socket: {source}")]
     CreateSocket {
         /// The socket's family.
         family: Family,
@@ -72,12 +82,14 @@ pub enum CreateError {
         source: io::Error,
     },
     /// Another socket is bound to this address and port.
+    #[error("address {address} is already in use")]
     AddrInUse {
         /// The address the bind was for.
         address: SocketAddr,
     },
     /// The bind failed for another reason, for example an address that is
     /// not local (C: `BIND_SOCKET_IPV4_FAILED` / `BIND_SOCKET_IPV6_FAILED`).
+    #[error("could not bind {address}: {source}")]
     Bind {
         /// The address the bind was for.
         address: SocketAddr,
@@ -85,10 +97,12 @@ pub enum CreateError {
         source: io::Error,
     },
     /// The server's tables could not be set up (C: `ALLOCATE_SERVER_FAILED`).
+    #[error("could not set up the server's tables")]
     AllocateServer,
     /// The token history file (`ServerConfig::token_history_file`) could not
     /// be read or written. (A damaged file is not this error: the server
     /// logs why and starts a new one.)
+    #[error("token history file {}: {source}", .path.display())]
     TokenHistory {
         /// The file.
         path: std::path::PathBuf,
@@ -98,6 +112,12 @@ pub enum CreateError {
     /// Another server (or another `Server` in this process) holds the token
     /// history file's lock: one server per file. Give each server a file of
     /// its own.
+    #[error(
+        "token history file {} is in use by another server ({} is locked{}): one server per file",
+        .path.display(),
+        .lock_file.display(),
+        held_by(.holder),
+    )]
     TokenHistoryLocked {
         /// The history file.
         path: std::path::PathBuf,
@@ -111,6 +131,10 @@ pub enum CreateError {
     /// was not written by this crate's servers: wait until its tokens
     /// expire (`last_expiry`), or move it away, and the server starts
     /// behind the restart rule with a new file.
+    #[error(
+        "token history file {} holds {unexpired} unexpired tokens, more than the {limit} a server restores: wait until they expire (unix {last_expiry}) or move the file away (the server then starts behind the restart rule)",
+        .path.display(),
+    )]
     TokenHistoryTooLarge {
         /// The history file.
         path: std::path::PathBuf,
@@ -124,6 +148,7 @@ pub enum CreateError {
     /// A transport built on [`transport`](crate::transport) could not take
     /// the new socket over: for `netcode-mio`, registering it with the
     /// caller's `mio::Registry` failed.
+    #[error("could not register the {family} socket: {source}")]
     Register {
         /// The socket's family.
         family: Family,
@@ -132,124 +157,32 @@ pub enum CreateError {
     },
 }
 
-impl core::fmt::Display for CreateError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::ParseAddress(e) => write!(f, "first address: {e}"),
-            Self::ParseAddress2(e) => write!(f, "second address: {e}"),
-            Self::UnspecifiedPublicAddress { address } => write!(
-                f,
-                "{address} is not an address clients can reach: pass the server's public address (the one connect tokens list, for example 127.0.0.1:{port} on one machine); the socket binds {unspecified}:{port} by default (BindMode::Unspecified)",
-                port = address.port(),
-                unspecified = match address {
-                    SocketAddr::V4(_) => "0.0.0.0",
-                    SocketAddr::V6(_) => "[::]",
-                },
-            ),
-            Self::SameFamily(family) => write!(
-                f,
-                "dual stack needs one IPv4 and one IPv6 address, both are {family}"
-            ),
-            Self::CreateSocket { family, source } => {
-                write!(f, "could not create the {family} socket: {source}")
-            }
-            Self::AddrInUse { address } => write!(f, "address {address} is already in use"),
-            Self::Bind { address, source } => write!(f, "could not bind {address}: {source}"),
-            Self::AllocateServer => f.write_str("could not set up the server's tables"),
-            Self::TokenHistory { path, source } => {
-                write!(f, "token history file {}: {source}", path.display())
-            }
-            Self::TokenHistoryLocked {
-                path,
-                lock_file,
-                holder,
-            } => {
-                write!(
-                    f,
-                    "token history file {} is in use by another server ({} is locked",
-                    path.display(),
-                    lock_file.display()
-                )?;
-                match holder {
-                    Some(pid) => write!(f, " by process {pid}): one server per file"),
-                    None => f.write_str("): one server per file"),
-                }
-            }
-            Self::TokenHistoryTooLarge {
-                path,
-                unexpired,
-                limit,
-                last_expiry,
-            } => write!(
-                f,
-                "token history file {} holds {unexpired} unexpired tokens, more than the {limit} a server restores: wait until they expire (unix {last_expiry}) or move the file away (the server then starts behind the restart rule)",
-                path.display()
-            ),
-            Self::Register { family, source } => {
-                write!(f, "could not register the {family} socket: {source}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for CreateError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::ParseAddress(e) | Self::ParseAddress2(e) => Some(e),
-            Self::CreateSocket { source, .. }
-            | Self::Bind { source, .. }
-            | Self::Register { source, .. }
-            | Self::TokenHistory { source, .. } => Some(source),
-            Self::SameFamily(_)
-            | Self::UnspecifiedPublicAddress { .. }
-            | Self::AddrInUse { .. }
-            | Self::AllocateServer
-            | Self::TokenHistoryLocked { .. }
-            | Self::TokenHistoryTooLarge { .. } => None,
-        }
-    }
-}
-
 /// Why [`Client::connect`](crate::Client::connect) refused a connect token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConnectError {
     /// The token could not be read; the client is now in
     /// `InvalidConnectToken`, as in the C library.
-    Token(TokenError),
+    #[error("invalid connect token: {0}")]
+    Token(#[from] TokenError),
     /// Every server address in the token is of a family this client has no
     /// socket for (an IPv4-only client given a token of IPv6 addresses, or
     /// the reverse); nothing changed. A client made with `new_dual` can
     /// reach both families.
+    #[error(
+        "the connect token lists no {client} server address, and this client has only an {client} socket"
+    )]
     Unreachable {
         /// The family of the client's only socket.
         client: Family,
     },
 }
 
-impl core::fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::Token(e) => write!(f, "invalid connect token: {e}"),
-            Self::Unreachable { client } => write!(
-                f,
-                "the connect token lists no {client} server address, and this client has only an {client} socket"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ConnectError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Token(e) => Some(e),
-            Self::Unreachable { .. } => None,
-        }
-    }
-}
-
-impl From<TokenError> for ConnectError {
-    fn from(e: TokenError) -> Self {
-        Self::Token(e)
+/// How the unspecified address of `address`'s family is written in an
+/// address with a port.
+fn unspecified_form(address: &SocketAddr) -> &'static str {
+    match address {
+        SocketAddr::V4(_) => "0.0.0.0",
+        SocketAddr::V6(_) => "[::]",
     }
 }

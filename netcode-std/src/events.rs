@@ -31,6 +31,10 @@ impl<E> EventQueue<E> {
     pub(crate) fn pop(&mut self) -> Option<E> {
         self.events.pop_front()
     }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
 }
 
 #[cfg(test)]

@@ -63,16 +63,18 @@
 //! ## Also here
 //!
 //! * [`parse_address`]: address strings with the C library's rules.
-//! * [`generate_connect_token`] and [`ConnectTokenBuilder`]: tokens stamped
-//!   with the system clock, keys and nonces from the operating system.
+//! * [`ConnectTokenBuilder`]: tokens stamped with the system clock (or a
+//!   second of issue of the caller's), keys and nonces from the operating
+//!   system.
 //! * [`transfer_loopback`]: a listen server's own, in-process client.
 //! * [`os_random`], [`generate_key`], [`random_client_id`], [`unix_time`]:
 //!   the OS services the core
 //!   takes as arguments.
-//! * [`transport`]: the socket seam through which other transports
-//!   (`netcode-mio`, `netcode-tokio`) run this crate's server and client
-//!   on their own sockets, and the host's batched datagram I/O, written
-//!   once for every socket.
+//! * [`transport`]: everything about sockets in one place: the socket seam
+//!   through which other transports (`netcode-mio`, `netcode-tokio`) run
+//!   this crate's server and client on their own sockets, the UDP sockets
+//!   the host creates and sets up as the C reference does, and the host's
+//!   batched datagram I/O, written once for every socket.
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(
@@ -94,7 +96,6 @@ mod loopback;
 mod packet;
 mod random;
 mod server;
-mod socket;
 mod stats;
 mod time;
 mod token;
@@ -109,7 +110,7 @@ pub use loopback::transfer_loopback;
 pub use packet::PACKET_QUEUE_SIZE;
 pub use random::{OsRandom, os_random, random_bytes};
 pub use server::{MAX_RESTORED_TOKENS, SERVER_LOOPBACK_QUEUE_SIZE, Server};
-pub use socket::{
+pub use transport::udp::{
     DEFAULT_SOCKET_BUFFER_BYTES, DSCP_EF_TOS, MIN_SOCKET_BUFFER_BYTES, PACKET_TAGGING_TOS,
 };
 

@@ -13,11 +13,10 @@ use std::net::SocketAddr;
 
 use netcode_proto::constants::MAX_PACKET_BYTES;
 
-use crate::socket::{Path, Sockets};
 use crate::stats::TransportStats;
 use crate::transport::{
-    BATCH_DATAGRAMS, DatagramBuffer, Received, Socket, Transmit, passes_over, recv_batch,
-    send_batch,
+    BATCH_DATAGRAMS, DatagramBuffer, Path, Received, Socket, Sockets, Transmit, passes_over,
+    recv_batch, send_batch, sends_batches,
 };
 
 /// Datagrams waiting to leave, copied out of the core's output, at most
@@ -98,6 +97,8 @@ pub(crate) struct Link<S> {
     pub(crate) sockets: Sockets<S>,
     outbox: Outbox,
     pub(crate) stats: TransportStats,
+    /// A batch holds every datagram until it ends (see [`hold`](Self::hold)).
+    held: bool,
 }
 
 impl<S: Socket> Link<S> {
@@ -106,6 +107,21 @@ impl<S: Socket> Link<S> {
             sockets,
             outbox,
             stats: TransportStats::default(),
+            held: false,
+        }
+    }
+
+    /// Holds every datagram from now on (a batch began), or sends what is
+    /// held and stops holding (it ended).
+    pub(crate) fn hold(&mut self, on: bool) {
+        self.held = on;
+        self.finish();
+    }
+
+    /// Sends what the last call queued, unless a batch holds it.
+    pub(crate) fn finish(&mut self) {
+        if !self.held {
+            self.flush();
         }
     }
 
@@ -116,6 +132,19 @@ impl<S: Socket> Link<S> {
         if datagram.len() > MAX_PACKET_BYTES {
             self.stats.send_errors += 1;
             return;
+        }
+        // Outside a batch, with nothing queued before it, a datagram whose
+        // socket sends one at a time anyway (no descriptor for one system
+        // call per batch: a callback or in-memory socket) leaves at once,
+        // without a copy into the outbox.
+        if !self.held && self.outbox.queued.is_empty() {
+            let path = Path::to(&to);
+            if let Some(socket) = self.sockets.on(path)
+                && !sends_batches(socket)
+            {
+                send_all(socket, &[Transmit { to, datagram }], &mut self.stats);
+                return;
+            }
         }
         if self.outbox.queued.len() == self.outbox.buffers.len() {
             self.flush();
@@ -265,7 +294,8 @@ mod tests {
 
     use super::*;
     use crate::error::Family;
-    use crate::socket::{PacketTagging, SocketOptions};
+    use crate::transport::SocketOptions;
+    use crate::transport::udp::{MIN_SOCKET_BUFFER_BYTES, PacketTagging};
 
     /// One batch a socket was asked to send.
     type SentBatch = Vec<(SocketAddr, Vec<u8>)>;
@@ -314,7 +344,7 @@ mod tests {
 
     fn link(outbox: usize) -> Link<Recording> {
         let options = SocketOptions {
-            buffer_bytes: crate::socket::MIN_SOCKET_BUFFER_BYTES,
+            buffer_bytes: MIN_SOCKET_BUFFER_BYTES,
             packet_tagging: PacketTagging::Off,
         };
         let sockets = Sockets::bind(
@@ -333,8 +363,30 @@ mod tests {
     }
 
     #[test]
+    fn outside_a_batch_a_socket_without_batches_sends_at_once() {
+        let mut link = link(8);
+        let a: SocketAddr = "127.0.0.1:1000".parse().unwrap();
+        let sent = |link: &Link<Recording>| {
+            let socket = link.sockets.get(Family::V4).unwrap();
+            socket.batches.borrow().concat()
+        };
+        link.send(a, b"one");
+        assert_eq!(sent(&link), [(a, b"one".to_vec())], "no flush needed");
+        link.hold(true);
+        link.send(a, b"two");
+        link.send(a, b"three");
+        assert_eq!(sent(&link).len(), 1, "held by the batch");
+        link.hold(false);
+        link.send(a, b"four");
+        let all: Vec<_> = sent(&link).into_iter().map(|(_, d)| d).collect();
+        assert_eq!(all, [&b"one"[..], b"two", b"three", b"four"], "in order");
+        assert_eq!(link.stats.datagrams_sent, 4);
+    }
+
+    #[test]
     fn the_outbox_leaves_in_order_in_runs_per_family_and_skips_failures() {
         let mut link = link(8);
+        link.hold(true);
         let a: SocketAddr = "127.0.0.1:1000".parse().unwrap();
         let refused: SocketAddr = "127.0.0.1:9".parse().unwrap();
         let v6: SocketAddr = "[::1]:2000".parse().unwrap();
@@ -371,6 +423,7 @@ mod tests {
     #[test]
     fn a_full_outbox_leaves_at_once_and_longer_datagrams_are_refused() {
         let mut link = link(2);
+        link.hold(true);
         let a: SocketAddr = "127.0.0.1:1000".parse().unwrap();
         for i in 0..5u8 {
             link.send(a, &[i]);

@@ -4,16 +4,9 @@ use netcode_proto::Key;
 use netcode_proto::constants::KEY_BYTES;
 
 /// The operating system could not supply random bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RandomError(getrandom::Error);
-
-impl core::fmt::Display for RandomError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "operating system randomness unavailable: {}", self.0)
-    }
-}
-
-impl std::error::Error for RandomError {}
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("operating system randomness unavailable: {0}")]
+pub struct RandomError(#[source] getrandom::Error);
 
 /// The operating system's cryptographically secure generator, as the
 /// `rand_core::CryptoRng` the protocol core asks for.

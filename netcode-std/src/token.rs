@@ -1,4 +1,4 @@
-//! Connect token generation for web backends.
+//! Connect token generation for web backends: [`ConnectTokenBuilder`].
 
 use std::net::SocketAddr;
 
@@ -6,110 +6,36 @@ use crate::address::{AddressParseError, ToAddress};
 
 use netcode_proto::Key;
 use netcode_proto::constants::{CONNECT_TOKEN_BYTES, USER_DATA_BYTES};
-use netcode_proto::token::{ConnectTokenParams, TokenError};
+use netcode_proto::token::{ConnectTokenParams, TokenError, generate_connect_token};
 
 use crate::random::os_random;
 use crate::time::unix_time;
 
-/// What a web backend decides when it issues a connect token.
-#[derive(Debug, Clone)]
-pub struct TokenRequest<'a> {
-    /// Identifies the game or application.
-    pub protocol_id: u64,
-    /// The key shared by the backend and the dedicated servers.
-    pub private_key: &'a Key,
-    /// Globally unique id of the authenticated client.
-    pub client_id: u64,
-    /// Addresses the client connects to, in order (1 to 32).
-    pub public_addresses: &'a [SocketAddr],
-    /// Addresses the servers know themselves by, one per public address;
-    /// `None` means the same as the public ones.
-    pub internal_addresses: Option<&'a [SocketAddr]>,
-    /// Lifetime in seconds; negative means the token never expires.
-    pub expire_seconds: i64,
-    /// Connection timeout in seconds; negative disables timeouts.
-    pub timeout_seconds: i32,
-    /// Application data for the server; `None` sends zeros.
-    pub user_data: Option<&'a [u8; USER_DATA_BYTES]>,
-}
-
-/// Issues a 2048-byte connect token stamped with the current unix time, with
-/// its nonce and keys from the operating system's CSPRNG.
-pub fn generate_connect_token(
-    request: &TokenRequest<'_>,
-) -> Result<[u8; CONNECT_TOKEN_BYTES], TokenError> {
-    generate_issued_at(request, unix_time())
-}
-
-/// [`generate_connect_token`] stamped with `create_timestamp` instead of
-/// the current time.
-fn generate_issued_at(
-    request: &TokenRequest<'_>,
-    create_timestamp: u64,
-) -> Result<[u8; CONNECT_TOKEN_BYTES], TokenError> {
-    let params = ConnectTokenParams {
-        protocol_id: request.protocol_id,
-        private_key: request.private_key,
-        client_id: request.client_id,
-        public_addresses: request.public_addresses,
-        internal_addresses: request.internal_addresses,
-        create_timestamp,
-        expire_seconds: request.expire_seconds,
-        timeout_seconds: request.timeout_seconds,
-        user_data: request.user_data.unwrap_or(&[0; USER_DATA_BYTES]),
-    };
-    netcode_proto::token::generate_connect_token(&params, &mut os_random())?.write()
-}
-
 /// Why [`ConnectTokenBuilder::generate`] failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum TokenBuildError {
     /// Public server address number `index` (from 0) is not an address.
+    #[error("public server address {index}: {error}")]
     PublicAddress {
         /// Its position in the list.
         index: usize,
         /// Why.
+        #[source]
         error: AddressParseError,
     },
     /// Internal server address number `index` (from 0) is not an address.
+    #[error("internal server address {index}: {error}")]
     InternalAddress {
         /// Its position in the list.
         index: usize,
         /// Why.
+        #[source]
         error: AddressParseError,
     },
     /// The token could not be made: no addresses, more than 32, or public
     /// and internal lists of different lengths.
-    Token(TokenError),
-}
-
-impl core::fmt::Display for TokenBuildError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::PublicAddress { index, error } => {
-                write!(f, "public server address {index}: {error}")
-            }
-            Self::InternalAddress { index, error } => {
-                write!(f, "internal server address {index}: {error}")
-            }
-            Self::Token(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for TokenBuildError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::PublicAddress { error, .. } | Self::InternalAddress { error, .. } => Some(error),
-            Self::Token(e) => Some(e),
-        }
-    }
-}
-
-impl From<TokenError> for TokenBuildError {
-    fn from(e: TokenError) -> Self {
-        Self::Token(e)
-    }
+    #[error("{0}")]
+    Token(#[from] TokenError),
 }
 
 /// Builds a connect token from address strings (in the C library's syntax,
@@ -218,18 +144,18 @@ impl<'a> ConnectTokenBuilder<'a> {
             Some(list) => Some(list.as_ref().map_err(|e| *e)?.as_slice()),
             None => None,
         };
-        let request = TokenRequest {
+        let params = ConnectTokenParams {
             protocol_id: self.protocol_id,
             private_key: self.private_key,
             client_id: self.client_id,
             public_addresses: public,
             internal_addresses: internal,
+            create_timestamp: self.issued_at.unwrap_or_else(unix_time),
             expire_seconds: self.expire_seconds,
             timeout_seconds: self.timeout_seconds,
-            user_data: Some(&self.user_data),
+            user_data: &self.user_data,
         };
-        let issued_at = self.issued_at.unwrap_or_else(unix_time);
-        Ok(generate_issued_at(&request, issued_at)?)
+        Ok(generate_connect_token(&params, &mut os_random())?.write()?)
     }
 }
 
@@ -247,24 +173,18 @@ fn parse_all<A: ToAddress>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netcode_proto::ConnectToken;
+    use netcode_proto::{ConnectToken, PrivateConnectToken};
 
     #[test]
     fn generated_token_reads_back_with_fresh_keys() {
         let key = Key::from_bytes([9; 32]);
         let addresses: [SocketAddr; 1] = ["127.0.0.1:40000".parse().unwrap()];
-        let request = TokenRequest {
-            protocol_id: 0x1122_3344_5566_7788,
-            private_key: &key,
-            client_id: 42,
-            public_addresses: &addresses,
-            internal_addresses: None,
-            expire_seconds: 30,
-            timeout_seconds: 5,
-            user_data: None,
-        };
-        let a = ConnectToken::read(&generate_connect_token(&request).unwrap()).unwrap();
-        let b = ConnectToken::read(&generate_connect_token(&request).unwrap()).unwrap();
+        let builder = ConnectTokenBuilder::new(0x1122_3344_5566_7788, &key, 42)
+            .server_addresses(addresses)
+            .expire_seconds(30)
+            .timeout_seconds(5);
+        let a = ConnectToken::read(&builder.generate().unwrap()).unwrap();
+        let b = ConnectToken::read(&builder.generate().unwrap()).unwrap();
         assert_eq!(a.expire_timestamp - a.create_timestamp, 30);
         assert_eq!(&a.server_addresses[..], &addresses);
         assert_ne!(a.nonce, b.nonce, "every token gets a fresh nonce");
@@ -280,18 +200,63 @@ mod tests {
         let key = Key::from_bytes([9; 32]);
         let many = vec!["127.0.0.1:1".parse::<SocketAddr>().unwrap(); 33];
         for addresses in [&many[..0], &many[..]] {
-            let request = TokenRequest {
-                protocol_id: 1,
-                private_key: &key,
-                client_id: 1,
-                public_addresses: addresses,
-                internal_addresses: None,
-                expire_seconds: 30,
-                timeout_seconds: 5,
-                user_data: None,
-            };
-            assert!(generate_connect_token(&request).is_err());
+            let result = ConnectTokenBuilder::new(1, &key, 1)
+                .server_addresses(addresses.iter().copied())
+                .generate();
+            assert!(
+                matches!(result, Err(TokenBuildError::Token(_))),
+                "{} addresses: {result:?}",
+                addresses.len()
+            );
         }
+        let result = ConnectTokenBuilder::new(1, &key, 1)
+            .server_addresses(many[..32].iter().copied())
+            .generate();
+        assert!(result.is_ok(), "32 addresses: {result:?}");
+    }
+
+    /// Every input the builder takes reaches the token: internal addresses
+    /// (sealed in the private part), user data, timeout, a negative expiry
+    /// and the second of issue.
+    #[test]
+    fn builder_seals_internal_addresses_user_data_and_issue_time() {
+        let key = Key::from_bytes([9; 32]);
+        let public: [SocketAddr; 2] = [
+            "203.0.113.7:40000".parse().unwrap(),
+            "[2001:db8::7]:40000".parse().unwrap(),
+        ];
+        let internal: [SocketAddr; 2] = [
+            "10.0.0.7:40000".parse().unwrap(),
+            "[fd00::7]:40000".parse().unwrap(),
+        ];
+        let user_data = std::array::from_fn(|i| i as u8);
+        let bytes = ConnectTokenBuilder::new(7, &key, 42)
+            .server_addresses(public)
+            .internal_server_addresses(internal)
+            .expire_seconds(-1)
+            .timeout_seconds(-1)
+            .user_data(&user_data)
+            .issued_at(1_234_567)
+            .generate()
+            .unwrap();
+        let token = ConnectToken::read(&bytes).unwrap();
+        assert_eq!(&token.server_addresses[..], &public);
+        assert_eq!(token.create_timestamp, 1_234_567);
+        assert_eq!(token.expire_timestamp, u64::MAX, "never expires");
+        assert_eq!(token.timeout_seconds, -1);
+        let mut sealed = token.private_data;
+        let private = PrivateConnectToken::decrypt(
+            &mut sealed,
+            token.protocol_id,
+            token.expire_timestamp,
+            &token.nonce,
+            &key,
+        )
+        .unwrap();
+        assert_eq!(&private.server_addresses[..], &internal);
+        assert_eq!(private.user_data, user_data);
+        assert_eq!(private.client_id, 42);
+        assert_eq!(private.timeout_seconds, -1);
     }
 
     #[test]

@@ -19,8 +19,15 @@
 //! it to a `netcode_tokio::Server`, and hand each browser, with its token,
 //! the endpoint's [`url`](WebTransport::url) and (for the self-signed
 //! certificate it makes by default) its
-//! [`certificate_hash`](WebTransport::certificate_hash). The browser side
-//! is the `netcode-browser` crate (wasm32).
+//! [`certificate_hash`](WebTransport::certificate_hash).
+//!
+//! The client side is one client for both targets: `netcode-browser`'s
+//! target-independent [`Driver`](netcode_browser::Driver) (the core
+//! client, its bounded queues, the session's payload limit and the rules
+//! for a session that closes), under the browser's WebTransport in a page
+//! (`netcode-browser`, wasm32) and under a wtransport session natively
+//! ([`WebTransportClient`], here, for tests, benchmarks and native
+//! programs). Both fail with the same [`ConnectError`] and [`SendError`].
 //!
 //! ## Limits and refusals
 //!
@@ -58,12 +65,19 @@ mod config;
 mod endpoint;
 mod relay;
 
-pub use client::{ConnectError, DISCONNECT_LINGER, SendError, WebTransportClient};
+pub use client::WebTransportClient;
 pub use config::{
     CLOCK_SKEW_ALLOWANCE, Certificate, InvalidName, MAX_PINNED_VALIDITY_DAYS, WebTransportConfig,
     self_signed_identity,
 };
 pub use endpoint::{CLOSE_SILENT, STREAM_REFUSED, WebTransport};
+/// The client's target-independent part, for [`netcode_browser::Driver`]
+/// ([`WebTransportClient::driver`]) and its types.
+pub use netcode_browser;
+/// The client's errors and its disconnect linger, netcode-browser's: the
+/// native [`WebTransportClient`] and the browser's client stand on the same
+/// driver and fail in the same words.
+pub use netcode_browser::{ConnectError, DISCONNECT_LINGER, SendError};
 pub use relay::{INBOUND_LIMIT, Relay, WebTransportStats};
 /// The WebTransport crate underneath, for its certificate types
 /// ([`wtransport::Identity`]) and native test clients.

@@ -9,9 +9,10 @@
 //!
 //! The Poly1305 is a type parameter: the `poly1305` crate (whose backend
 //! the `--cfg poly1305_backend` flag picks), or the scalar ones of
-//! `chacha20-poly1305` (rust-bitcoin) and `orion`. netcode-proto's portable
-//! backend is the last with the keystream drawn four blocks at a time on
-//! x86 (the `seam` row); these are the steps that led there.
+//! `chacha20-poly1305` (rust-bitcoin) and `orion`. A composition of
+//! `chacha20` and orion's Poly1305 was evaluated as the portable backend
+//! and not adopted (BENCHMARKS.md, "What was adopted, and why"); these rows
+//! keep it measurable.
 
 use chacha20::ChaCha20;
 use chacha20::cipher::{KeyIvInit, StreamCipher};

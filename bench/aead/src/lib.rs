@@ -5,8 +5,8 @@
 //!
 //! * `seam.rs`: netcode-proto's crypto seam, the portable backend as netcode
 //!   uses it;
-//! * `rustcrypto.rs`: RustCrypto's `chacha20poly1305` AEAD, the portable
-//!   backend before the composed one replaced it, per call and prepared;
+//! * `rustcrypto.rs`: RustCrypto's `chacha20poly1305` AEAD called directly,
+//!   per call (as the portable backend calls it) and prepared;
 //! * `composed.rs`: the construction composed from the `chacha20` stream
 //!   cipher and a Poly1305 (RustCrypto's, rust-bitcoin's or orion's), the
 //!   keystream drawn in one call or four blocks at a time;

@@ -1,7 +1,6 @@
-//! RustCrypto's `chacha20poly1305` AEAD, netcode-proto's portable backend
-//! before it was composed from `chacha20` and orion's Poly1305: built from
-//! the key on every call (`rc-aead`, what that backend did) and built once
-//! (`rc-aead-prepared`).
+//! RustCrypto's `chacha20poly1305` AEAD, the crate netcode-proto's portable
+//! backend is, called directly: built from the key on every call
+//! (`rc-aead`, as the backend does) and built once (`rc-aead-prepared`).
 
 use chacha20poly1305::aead::AeadInOut;
 use chacha20poly1305::{ChaCha20Poly1305, KeyInit, XChaCha20Poly1305};

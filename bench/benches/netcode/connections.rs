@@ -7,12 +7,13 @@ use std::time::Instant;
 
 use criterion::Criterion;
 use netcode_bench::count::in_batches;
+use netcode_bench::fixtures::{
+    Discard, Last, PRIVATE_KEY, client_address, garbage_request as garbage_bytes, handshake,
+    rand_fill, request_bytes, restart, server, token_bytes, token_params,
+};
+use netcode_bench::labels::{NETCODE_OFFICIAL, RENETCODE, ours};
 use netcode_bench::peers::{
     official_token, renet_connect, renet_request, renet_server, renet_token,
-};
-use netcode_bench::{
-    Discard, Last, client_address, garbage_request as garbage_bytes, handshake, rand_fill,
-    request_bytes, restart, server, token_bytes, token_params,
 };
 use netcode_proto::Key;
 use netcode_proto::client::Client;
@@ -21,11 +22,9 @@ use netcode_proto::seeded::SeededRng;
 use netcode_proto::token::generate_connect_token;
 use renetcode::ServerResult;
 
-use super::{OFFICIAL, RENET, ours};
-
 pub(crate) fn token_generate(c: &mut Criterion) {
     let mut group = c.benchmark_group("token_generate");
-    let key = Key::from_bytes(netcode_bench::PRIVATE_KEY);
+    let key = Key::from_bytes(PRIVATE_KEY);
     let params = token_params(&key, 42);
     // The peers draw their randomness from the OS, so ours does too here.
     group.bench_function(format!("{} (OS randomness)", ours()), |b| {
@@ -50,7 +49,7 @@ pub(crate) fn token_generate(c: &mut Criterion) {
             )
         })
     });
-    group.bench_function(RENET, |b| {
+    group.bench_function(RENETCODE, |b| {
         b.iter(|| {
             let token = renet_token(42);
             let mut bytes = [0u8; 2048];
@@ -58,7 +57,9 @@ pub(crate) fn token_generate(c: &mut Criterion) {
             black_box(bytes)
         })
     });
-    group.bench_function(OFFICIAL, |b| b.iter(|| black_box(official_token(42))));
+    group.bench_function(NETCODE_OFFICIAL, |b| {
+        b.iter(|| black_box(official_token(42)))
+    });
     group.finish();
 }
 
@@ -95,7 +96,7 @@ pub(crate) fn request_to_challenge(c: &mut Criterion) {
             })
         })
     });
-    group.bench_function(RENET, |b| {
+    group.bench_function(RENETCODE, |b| {
         let requests: Vec<_> = (0..CHUNK as u64)
             .map(|i| renet_request(renet_token(i + 1)))
             .collect();
@@ -158,7 +159,7 @@ pub(crate) fn garbage_request(c: &mut Criterion) {
             });
             assert_eq!(out.sent, 0);
         });
-        group.bench_function(RENET, |b| {
+        group.bench_function(RENETCODE, |b| {
             let mut server = renet_server(256);
             let address = client_address(1);
             let mut datagram = renet_bytes.clone();
@@ -207,7 +208,7 @@ pub(crate) fn handshake_bench(c: &mut Criterion) {
             })
         })
     });
-    group.bench_function(RENET, |b| {
+    group.bench_function(RENETCODE, |b| {
         let tokens: Vec<_> = (0..SLOTS as u64).map(|i| renet_token(i + 1)).collect();
         b.iter_custom(|iters| {
             in_batches(iters as usize, SLOTS, |k| {

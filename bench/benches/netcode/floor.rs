@@ -4,11 +4,9 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
-use netcode_bench::{PACKET_KEY, payload};
+use netcode_bench::fixtures::{PACKET_KEY, PAYLOAD_SIZES, payload};
 use netcode_proto::Key;
 use netcode_proto::crypto::{self, sequence_nonce};
-
-use super::SIZES;
 
 /// The associated data of a payload packet: 22 bytes, as on the wire.
 const AD: [u8; 22] = [7; 22];
@@ -22,7 +20,7 @@ pub(crate) fn aead(c: &mut Criterion) {
     let nonce = sequence_nonce(1000);
     for (group_name, open) in [("aead_seal", false), ("aead_open", true)] {
         let mut group = c.benchmark_group(group_name);
-        for size in SIZES {
+        for size in PAYLOAD_SIZES {
             group.throughput(Throughput::Bytes(size as u64));
             // A valid ciphertext and tag to open, and the plaintext to seal.
             let plain = payload(size);

@@ -20,9 +20,9 @@
 //!   timeouts).
 //!
 //! Setup (connected servers and clients) runs on `netcode_proto::sim::World`
-//! (`netcode_bench::connected`); the timed loops hand datagrams straight
-//! from one side to the other, since the world's network allocates and
-//! copies each datagram (see `netcode_bench`'s crate docs).
+//! (`netcode_bench::fixtures::connected`); the timed loops hand datagrams
+//! straight from one side to the other, since the world's network allocates
+//! and copies each datagram (see `netcode_bench::fixtures`).
 
 mod connections;
 mod floor;
@@ -32,18 +32,6 @@ mod tick;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use netcode_proto::crypto;
-
-/// The payload sizes of the packet groups.
-const SIZES: [usize; 2] = [100, 1200];
-const OURS: &str = "netcode-rs";
-const RENET: &str = "renetcode";
-const OFFICIAL: &str = "netcode-official";
-
-/// Our id in every group: the crate and the backend this build measures.
-fn ours() -> String {
-    format!("{OURS} ({})", crypto::BACKEND)
-}
 
 criterion_group! {
     name = benches;

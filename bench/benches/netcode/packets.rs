@@ -5,21 +5,21 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
-use netcode_bench::peers::renet_connected;
-use netcode_bench::{
-    Discard, Last, PACKET_KEY, PROTOCOL_ID, UNIX_NOW, client_address, connected, payload,
+use netcode_bench::fixtures::{
+    Discard, Last, PACKET_KEY, PAYLOAD_SIZES, PROTOCOL_ID, UNIX_NOW, client_address, connected,
+    payload,
 };
+use netcode_bench::labels::{RENETCODE, ours};
+use netcode_bench::peers::renet_connected;
 use netcode_proto::constants::MAX_PACKET_BYTES;
 use netcode_proto::packet::{Packet, PacketTypes, ReadContext, read_packet, write_packet};
 use netcode_proto::{Key, ReplayProtection};
 use renetcode::ServerResult;
 
-use super::{RENET, SIZES, ours};
-
 pub(crate) fn payload_write(c: &mut Criterion) {
     let mut group = c.benchmark_group("payload_write");
     let key = Key::from_bytes(PACKET_KEY);
-    for size in SIZES {
+    for size in PAYLOAD_SIZES {
         group.throughput(Throughput::Bytes(size as u64));
         let data = payload(size);
         group.bench_function(
@@ -54,7 +54,7 @@ pub(crate) fn payload_write(c: &mut Criterion) {
         );
         group.bench_function(
             BenchmarkId::new(
-                format!("{RENET} NetcodeClient::generate_payload_packet"),
+                format!("{RENETCODE} NetcodeClient::generate_payload_packet"),
                 size,
             ),
             |b| {
@@ -70,7 +70,7 @@ pub(crate) fn payload_write(c: &mut Criterion) {
 pub(crate) fn payload_read(c: &mut Criterion) {
     let mut group = c.benchmark_group("payload_read");
     let key = Key::from_bytes(PACKET_KEY);
-    for size in SIZES {
+    for size in PAYLOAD_SIZES {
         group.throughput(Throughput::Bytes(size as u64));
         let data = payload(size);
         group.bench_function(
@@ -132,7 +132,7 @@ pub(crate) fn payload_read(c: &mut Criterion) {
             },
         );
         group.bench_function(
-            BenchmarkId::new(format!("{RENET} NetcodeServer::process_packet"), size),
+            BenchmarkId::new(format!("{RENETCODE} NetcodeServer::process_packet"), size),
             |b| {
                 let (mut server, mut clients) = renet_connected(1);
                 let client = &mut clients[0];

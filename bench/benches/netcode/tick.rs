@@ -6,14 +6,14 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use netcode_bench::fixtures::{
+    Discard, TICK, TickDatagram, client_address, connected, payload, send_from_each,
+};
+use netcode_bench::labels::{RENETCODE, ours};
 use netcode_bench::peers::{RENET_MAX_CLIENTS, renet_connected, renet_send_from_each};
-use netcode_bench::{Discard, TickDatagram, client_address, connected, payload, send_from_each};
 use renetcode::ServerResult;
 
-use super::{RENET, ours};
-
 const TICK_SIZES: [usize; 5] = [16, 64, 256, 1024, 4096];
-const TICK: Duration = Duration::from_micros(16_667);
 
 pub(crate) fn server_tick(c: &mut Criterion) {
     let mut group = c.benchmark_group("server_tick");
@@ -52,7 +52,7 @@ pub(crate) fn server_tick(c: &mut Criterion) {
         if n > RENET_MAX_CLIENTS {
             continue;
         }
-        group.bench_function(BenchmarkId::new(RENET, n), |b| {
+        group.bench_function(BenchmarkId::new(RENETCODE, n), |b| {
             let (mut server, mut clients) = renet_connected(n);
             let ids: Vec<u64> = (1..=n as u64).collect();
             let mut datagrams: Vec<TickDatagram> = vec![([0; 160], 0); n];

@@ -34,9 +34,8 @@
 //! criterion's other options are accepted and ignored, so the crate's
 //! `cargo bench -p netcode-bench -- ...` commands run this bench too (with
 //! criterion's filters, which match none of its names, it runs nothing).
-//! Without `--bench`, or with `--test`, each pairing runs once for 0.2 s
-//! with 8 clients, as a smoke test; `tests/udp.rs` is the one `cargo test`
-//! runs.
+//! Without `--bench`, or with `--test`, it measures nothing:
+//! `tests/it/udp.rs` is the smoke test, which `cargo test` runs.
 //!
 //! This is not a criterion bench: a run needs a server thread and N
 //! connected clients alive across its whole measurement, reports more than
@@ -59,33 +58,19 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use netcode_bench::cli::CRITERION_VALUED;
+use rig::Settings;
 use rig::aead::{AeadCost, aead_cost};
-use rig::{Measurement, PAIRINGS, Pairing, Settings};
-
-/// criterion's options that take a value, skipped with it.
-const CRITERION_VALUED: [&str; 14] = [
-    "--sample-size",
-    "--noise-threshold",
-    "--significance-level",
-    "--confidence-level",
-    "--nresamples",
-    "--save-baseline",
-    "--baseline",
-    "--baseline-lenient",
-    "--load-baseline",
-    "--profile-time",
-    "--output-format",
-    "--plotting-backend",
-    "--color",
-    "--format",
-];
+use rig::kinds::{PAIRINGS, PAYLOAD_BYTES, Pairing};
+use summary::{Results, line};
 
 /// Open + seal pairs timed per round for the AEAD cost.
 const AEAD_ITERATIONS: u64 = 250_000;
 
 struct Args {
     bench: bool,
-    /// `--test`: the smoke run even under `cargo bench`.
+    /// `--test` (criterion's: run each benchmark once as a test): nothing
+    /// is measured.
     test: bool,
     /// `--list`: name the pairings and run nothing.
     list: bool,
@@ -172,18 +157,6 @@ fn parse() -> Result<Args, String> {
     if syscalls.is_some() {
         args.settings.syscall_window = syscalls;
     }
-    if args.test || !args.bench {
-        args.bench = false;
-        args.sweep = false;
-        args.rounds = 1;
-        args.settings = Settings {
-            clients: 8,
-            window: 4,
-            warm_up: Duration::from_millis(100),
-            measure: Duration::from_millis(200),
-            syscall_window: None,
-        };
-    }
     Ok(args)
 }
 
@@ -197,21 +170,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// What the rounds measured: per pairing its runs (or why it was not run),
-/// and the AEAD cost of each round.
-pub(crate) struct Results {
-    /// The pairings, in the order of the tables.
-    pub(crate) pairings: Vec<Pairing>,
-    /// Each pairing's runs, one per round.
-    pub(crate) runs: Vec<Vec<Measurement>>,
-    /// Why a pairing was not run at all.
-    pub(crate) refusals: Vec<Option<String>>,
-    /// The AEAD cost, one per round (where the OS gives thread CPU time).
-    pub(crate) aead: Vec<AeadCost>,
-}
-
 fn bench() -> Result<(), String> {
     let args = parse()?;
+    if !args.list && (args.test || !args.bench) {
+        // `cargo test --benches` runs benches without `--bench`: nothing is
+        // measured then (tests/it/udp.rs runs every pairing instead).
+        println!("udp: measured only under `cargo bench`");
+        return Ok(());
+    }
     if args.sweep {
         return sweep::run(
             &args.filters,
@@ -239,7 +205,7 @@ fn bench() -> Result<(), String> {
         "UDP loopback echo: {} clients, {}-byte payloads, {} in flight per client, \
          {:.1} s warm-up, {:.1} s measured, {} round(s); AEAD backend {}",
         s.clients,
-        rig::PAYLOAD_BYTES,
+        PAYLOAD_BYTES,
         s.window,
         s.warm_up.as_secs_f64(),
         s.measure.as_secs_f64(),
@@ -280,13 +246,11 @@ fn bench() -> Result<(), String> {
             }
             results.runs[i].push(m);
         }
-        if args.bench
-            && let Some(cost) = aead_cost(AEAD_ITERATIONS)
-        {
+        if let Some(cost) = aead_cost(AEAD_ITERATIONS) {
             println!(
                 "round {} AEAD open + seal of {} bytes: {:.3} µs ({}), {:.3} µs (RustCrypto)",
                 round + 1,
-                rig::PAYLOAD_BYTES,
+                PAYLOAD_BYTES,
                 cost.ours_us,
                 AeadCost::backend(),
                 cost.rustcrypto_us
@@ -294,55 +258,6 @@ fn bench() -> Result<(), String> {
             results.aead.push(cost);
         }
     }
-    if args.bench {
-        summary::print(&results);
-    }
+    summary::print(&results);
     Ok(())
-}
-
-/// One run, on one line.
-pub(crate) fn line(m: &Measurement) -> String {
-    let percent = |share: Option<f64>| share.map_or("?".into(), |s| format!("{:.0} %", s * 100.0));
-    let micros = |us: Option<f64>| us.map_or("?".into(), |us| format!("{us:.2} µs"));
-    let syscalls = match &m.syscalls {
-        Ok(count) => format!(
-            "{:.3} ({} calls / {:.0} datagrams)",
-            count.per_datagram(),
-            count.calls,
-            count.datagrams
-        ),
-        Err(why) => why.clone(),
-    };
-    let figure = |f: Option<f64>| f.map_or("n/a".into(), |c| format!("{c:.3}"));
-    let calls = figure(m.calls_per_datagram());
-    let datagrams = figure(m.datagrams_per_payload());
-    let keep_alives = figure(m.keep_alives_per_payload());
-    format!(
-        "{:.0} payloads/s at the server, {:.0} echoes/s at the clients; \
-         server thread {} on a CPU ({} of it in the kernel), {} per payload; \
-         datagram system calls per datagram {syscalls}, socket batch calls per datagram {calls}; \
-         server datagrams per payload {datagrams} ({keep_alives} keep-alives); \
-         clients' thread {} on a CPU ({} in the kernel), {} per echo; \
-         {} lost, {} wrong, {} connected at the end; {} datagrams dropped by full receive \
-         buffers (system-wide); server heap {} connected, {} loaded",
-        m.server_pps(),
-        m.echo_pps(),
-        percent(m.server_busy()),
-        percent(m.server_kernel),
-        micros(m.server_us_per_payload()),
-        percent(m.client_busy()),
-        percent(m.client_kernel),
-        micros(m.client_us_per_echo()),
-        m.lost,
-        m.wrong,
-        m.connected_at_end,
-        m.receive_buffer_drops.map_or("?".into(), |d| d.to_string()),
-        heap(m.heap_connected),
-        heap(m.heap_loaded),
-    )
-}
-
-/// Heap bytes as kilobytes, or "n/a".
-fn heap(bytes: Option<u64>) -> String {
-    bytes.map_or("n/a".into(), |b| summary::kilobytes(b as f64))
 }

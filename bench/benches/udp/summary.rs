@@ -4,11 +4,26 @@
 //! each of ours (batched, std, tokio) against the floor plus the AEAD per
 //! payload echoed (the target at 256 clients) and per datagram moved,
 //! keep-alives included (the target at 4096 clients), and the peers
-//! against ours batched.
+//! against ours batched. Also the line each run prints as it ends.
 
-use crate::Results;
+use netcode_bench::cli::{Spread, median};
+
+use crate::rig::Measurement;
 use crate::rig::aead::AeadCost;
-use crate::rig::{ClientKind, Measurement, Pairing, ServerKind};
+use crate::rig::kinds::{ClientKind, Pairing, ServerKind};
+
+/// What the rounds measured: per pairing its runs (or why it was not run),
+/// and the AEAD cost of each round.
+pub(crate) struct Results {
+    /// The pairings, in the order of the tables.
+    pub(crate) pairings: Vec<Pairing>,
+    /// Each pairing's runs, one per round.
+    pub(crate) runs: Vec<Vec<Measurement>>,
+    /// Why a pairing was not run at all.
+    pub(crate) refusals: Vec<Option<String>>,
+    /// The AEAD cost, one per round (where the OS gives thread CPU time).
+    pub(crate) aead: Vec<AeadCost>,
+}
 
 /// A server thread on a CPU less than this share of the window was not
 /// the saturated side of its run.
@@ -30,19 +45,6 @@ pub(crate) fn kilobytes(bytes: f64) -> String {
     format!("{:.1} KB", bytes / 1000.0)
 }
 
-pub(crate) fn median(mut values: Vec<f64>) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
-}
-
 /// A figure of every round of a pairing.
 type Figure = fn(&Measurement) -> Option<f64>;
 
@@ -50,35 +52,24 @@ type Figure = fn(&Measurement) -> Option<f64>;
 fn median_of(runs: &[Measurement], figure: Figure, decimals: usize) -> String {
     let values: Option<Vec<f64>> = runs.iter().map(figure).collect();
     values
-        .and_then(median)
+        .and_then(|v| median(&v))
         .map_or("?".into(), |m| format!("{m:.decimals$}"))
 }
 
-/// Median and range of round-by-round values.
-struct Spread {
-    median: f64,
-    low: f64,
-    high: f64,
+/// A ratio's median and range, the median in bold.
+fn ratio(spread: &Spread) -> String {
+    format!(
+        "**{:.2}×** ({:.2}–{:.2})",
+        spread.median, spread.min, spread.max
+    )
 }
 
-impl Spread {
-    fn of(values: Vec<f64>) -> Option<Self> {
-        let low = values.iter().copied().reduce(f64::min)?;
-        let high = values.iter().copied().reduce(f64::max)?;
-        Some(Self {
-            median: median(values)?,
-            low,
-            high,
-        })
-    }
-
-    fn ratio(&self) -> String {
-        format!("**{:.2}×** ({:.2}–{:.2})", self.median, self.low, self.high)
-    }
-
-    fn micros(&self) -> String {
-        format!("{:.3} µs ({:.3}–{:.3})", self.median, self.low, self.high)
-    }
+/// Microseconds' median and range.
+fn micros(spread: &Spread) -> String {
+    format!(
+        "{:.3} µs ({:.3}–{:.3})",
+        spread.median, spread.min, spread.max
+    )
 }
 
 /// The index of the pairing of `server` with `clients`.
@@ -129,7 +120,12 @@ fn rows(results: &Results) {
             );
             continue;
         }
-        let busy = median(runs.iter().filter_map(Measurement::server_busy).collect());
+        let busy = median(
+            &runs
+                .iter()
+                .filter_map(Measurement::server_busy)
+                .collect::<Vec<_>>(),
+        );
         let busy = busy.map_or("?".into(), |b| {
             let note = if b < SATURATED {
                 " (not saturated)"
@@ -139,9 +135,10 @@ fn rows(results: &Results) {
             format!("{:.0} %{note}", b * 100.0)
         });
         let syscalls = median(
-            runs.iter()
+            &runs
+                .iter()
                 .filter_map(Measurement::syscalls_per_datagram)
-                .collect(),
+                .collect::<Vec<_>>(),
         );
         let syscalls = syscalls.map_or_else(
             || {
@@ -166,7 +163,9 @@ fn rows(results: &Results) {
         };
         let heap = |figure: Figure| {
             let values: Option<Vec<f64>> = runs.iter().map(figure).collect();
-            values.and_then(median).map_or("n/a".into(), kilobytes)
+            values
+                .and_then(|v| median(&v))
+                .map_or("n/a".into(), kilobytes)
         };
         println!(
             "| {server} | {clients} | {} | **{} µs** | {busy} | {} % | {syscalls} | {calls} | {datagrams} | {} µs | {} % | {lost} | {drops} | {} / {} |",
@@ -201,18 +200,18 @@ fn targets(results: &Results) {
     let backend = AeadCost::backend();
     let aead: Vec<Option<f64>> = results.aead.iter().map(|c| Some(c.ours_us)).collect();
     println!();
-    if let Some(spread) = Spread::of(aead.iter().flatten().copied().collect()) {
+    if let Some(spread) = Spread::of(&aead.iter().flatten().copied().collect::<Vec<_>>()) {
         println!(
             "AEAD, one open + one seal of 100 bytes in-process ({backend}, netcode-proto's \
              crypto functions): {}",
-            spread.micros()
+            micros(&spread)
         );
     }
     let rustcrypto: Vec<f64> = results.aead.iter().map(|c| c.rustcrypto_us).collect();
-    if let Some(spread) = Spread::of(rustcrypto) {
+    if let Some(spread) = Spread::of(&rustcrypto) {
         println!(
             "AEAD, the same with the RustCrypto chacha20poly1305 crate (the peers' AEAD): {}",
-            spread.micros()
+            micros(&spread)
         );
     }
     let per_datagram = |i: usize| -> Vec<Option<f64>> {
@@ -221,8 +220,8 @@ fn targets(results: &Results) {
             .collect()
     };
     let print_spread = |name: &str, values: &[Option<f64>]| {
-        if let Some(spread) = Spread::of(values.iter().flatten().copied().collect()) {
-            println!("{name}: {}", spread.micros());
+        if let Some(spread) = Spread::of(&values.iter().flatten().copied().collect::<Vec<_>>()) {
+            println!("{name}: {}", micros(&spread));
         }
     };
     // Per payload the floor is charged one open and one seal; per datagram
@@ -276,16 +275,16 @@ fn targets(results: &Results) {
         Some(_) => "**missed**",
         None => "n/a",
     };
-    let cell = |spread: &Option<Spread>| spread.as_ref().map_or("n/a".into(), Spread::ratio);
+    let cell = |spread: &Option<Spread>| spread.as_ref().map_or("n/a".into(), ratio);
     if let Some((payload, datagram)) = &floors {
         for &(name, i) in &ours {
-            let spread = Spread::of(ratios(&cpu_per_payload(&results.runs[i]), payload));
+            let spread = Spread::of(&ratios(&cpu_per_payload(&results.runs[i]), payload));
             println!(
                 "| {name} / (floor + AEAD, {backend}), per payload echoed | {} | ≤ {FLOOR_TARGET:.2}× (the target at 256 clients) | {} |",
                 cell(&spread),
                 verdict(&spread, &|r| r <= FLOOR_TARGET)
             );
-            let spread = Spread::of(ratios(&per_datagram(i), datagram));
+            let spread = Spread::of(&ratios(&per_datagram(i), datagram));
             println!(
                 "| {name} / (floor + half the AEAD), per datagram moved, keep-alives included | {} | ≤ {DATAGRAM_TARGET:.2}× (the target at 4096 clients) | {} |",
                 cell(&spread),
@@ -311,7 +310,7 @@ fn targets(results: &Results) {
             println!("| {name} | not run: {refusal} | ≥ {PEER_TARGET:.0}× | n/a |");
             continue;
         }
-        let spread = Spread::of(ratios(&cpu_per_payload(&results.runs[i]), &ours_cpu));
+        let spread = Spread::of(&ratios(&cpu_per_payload(&results.runs[i]), &ours_cpu));
         println!(
             "| {name} | {} | ≥ {PEER_TARGET:.0}× | {} |",
             cell(&spread),
@@ -319,10 +318,60 @@ fn targets(results: &Results) {
         );
     }
     if let Some(per_call) = find(pairings, ServerKind::PerCall, ClientKind::Mio) {
-        let spread = Spread::of(ratios(&cpu_per_payload(&results.runs[per_call]), &ours_cpu));
+        let spread = Spread::of(&ratios(
+            &cpu_per_payload(&results.runs[per_call]),
+            &ours_cpu,
+        ));
         println!(
             "| ours one-per-call / ours batched, per payload | {} | (none: what batching saves) |  |",
             cell(&spread)
         );
     }
+}
+
+/// One run, on one line.
+pub(crate) fn line(m: &Measurement) -> String {
+    let percent = |share: Option<f64>| share.map_or("?".into(), |s| format!("{:.0} %", s * 100.0));
+    let micros = |us: Option<f64>| us.map_or("?".into(), |us| format!("{us:.2} µs"));
+    let syscalls = match &m.syscalls {
+        Ok(count) => format!(
+            "{:.3} ({} calls / {:.0} datagrams)",
+            count.per_datagram(),
+            count.calls,
+            count.datagrams
+        ),
+        Err(why) => why.clone(),
+    };
+    let figure = |f: Option<f64>| f.map_or("n/a".into(), |c| format!("{c:.3}"));
+    let calls = figure(m.calls_per_datagram());
+    let datagrams = figure(m.datagrams_per_payload());
+    let keep_alives = figure(m.keep_alives_per_payload());
+    format!(
+        "{:.0} payloads/s at the server, {:.0} echoes/s at the clients; \
+         server thread {} on a CPU ({} of it in the kernel), {} per payload; \
+         datagram system calls per datagram {syscalls}, socket batch calls per datagram {calls}; \
+         server datagrams per payload {datagrams} ({keep_alives} keep-alives); \
+         clients' thread {} on a CPU ({} in the kernel), {} per echo; \
+         {} lost, {} wrong, {} connected at the end; {} datagrams dropped by full receive \
+         buffers (system-wide); server heap {} connected, {} loaded",
+        m.server_pps(),
+        m.echo_pps(),
+        percent(m.server_busy()),
+        percent(m.server_kernel),
+        micros(m.server_us_per_payload()),
+        percent(m.client_busy()),
+        percent(m.client_kernel),
+        micros(m.client_us_per_echo()),
+        m.lost,
+        m.wrong,
+        m.connected_at_end,
+        m.receive_buffer_drops.map_or("?".into(), |d| d.to_string()),
+        heap(m.heap_connected),
+        heap(m.heap_loaded),
+    )
+}
+
+/// Heap bytes as kilobytes, or "n/a".
+fn heap(bytes: Option<u64>) -> String {
+    bytes.map_or("n/a".into(), |b| kilobytes(b as f64))
 }

@@ -17,10 +17,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
+use netcode_bench::cli::{Spread, median};
+use netcode_bench::machine::load1;
+
 use crate::plot::{self, Curve};
 use crate::rig::aead::{AeadCost, aead_cost};
-use crate::rig::{self, ClientKind, Measurement, Pairing, ServerKind, Settings};
-use crate::summary::{kilobytes, median};
+use crate::rig::kinds::{ClientKind, Pairing, ServerKind};
+use crate::rig::{self, Measurement, Settings};
+use crate::summary::{kilobytes, line};
 
 /// The client counts swept by default.
 pub(crate) const CLIENTS: [usize; 5] = [16, 64, 256, 1024, 4096];
@@ -76,7 +80,7 @@ pub(crate) fn run(
         settings.measure.as_secs_f64(),
         AeadCost::backend(),
     );
-    let load_before = load_average();
+    let load_before = load1();
     let mut points = Vec::new();
     for &clients in counts {
         let settings = Settings {
@@ -105,7 +109,7 @@ pub(crate) fn run(
                     "{clients} clients, round {} {}: {}",
                     round + 1,
                     pairing.id(),
-                    crate::line(&m)
+                    line(&m)
                 );
                 point.runs[i].push(m);
             }
@@ -115,10 +119,7 @@ pub(crate) fn run(
         }
         points.push(point);
     }
-    let load = format!(
-        "load average {load_before} before, {} after",
-        load_average()
-    );
+    let load = format!("load average {load_before} before, {} after", load1());
     println!("\n{load}");
     table(&pairings, &points);
     ratios(&pairings, &points);
@@ -136,14 +137,6 @@ pub(crate) fn run(
     Ok(())
 }
 
-/// The one-minute load average (Linux `/proc/loadavg`), or "?".
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".into())
-}
-
 /// The plot's subtitle: what a point is.
 fn caption(settings: &Settings, rounds: usize) -> String {
     format!(
@@ -158,7 +151,7 @@ fn caption(settings: &Settings, rounds: usize) -> String {
 /// The median over a pairing's rounds of `figure`.
 fn median_of(runs: &[Measurement], figure: impl Fn(&Measurement) -> Option<f64>) -> Option<f64> {
     let values: Option<Vec<f64>> = runs.iter().map(figure).collect();
-    values.and_then(median)
+    values.and_then(|v| median(&v))
 }
 
 /// A pairing's name in the tables and the legend.
@@ -187,12 +180,9 @@ fn table(pairings: &[Pairing], points: &[Point]) {
                 .iter()
                 .filter_map(Measurement::server_us_per_payload)
                 .collect();
-            let low = cpu.iter().copied().reduce(f64::min);
-            let high = cpu.iter().copied().reduce(f64::max);
-            let cpu = match (median(cpu), low, high) {
-                (Some(m), Some(l), Some(h)) => format!("**{m:.2} µs** ({l:.2}–{h:.2})"),
-                _ => "?".into(),
-            };
+            let cpu = Spread::of(&cpu).map_or("?".into(), |s| {
+                format!("**{:.2} µs** ({:.2}–{:.2})", s.median, s.min, s.max)
+            });
             let or_na = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("n/a".into(), f);
             let heap = median_of(runs, |m| m.heap_connected.map(|b| b as f64));
             println!(
@@ -250,12 +240,9 @@ fn ratios(pairings: &[Pairing], points: &[Point]) {
                 .zip(&aead)
                 .filter_map(|((o, f), a)| Some(figure(o)? / (figure(f)? + a * share)))
                 .collect();
-            let low = values.iter().copied().reduce(f64::min);
-            let high = values.iter().copied().reduce(f64::max);
-            match (median(values), low, high) {
-                (Some(m), Some(l), Some(h)) => format!("{m:.2}× ({l:.2}–{h:.2})"),
-                _ => "n/a".into(),
-            }
+            Spread::of(&values).map_or("n/a".into(), |s| {
+                format!("{:.2}× ({:.2}–{:.2})", s.median, s.min, s.max)
+            })
         };
         for &i in &ours {
             println!(
@@ -297,7 +284,7 @@ fn to_csv(pairings: &[Pairing], points: &[Point]) -> String {
     let cell =
         |v: Option<f64>, decimals: usize| v.map_or(String::new(), |v| format!("{v:.decimals$}"));
     for point in points {
-        let aead = median(point.aead.iter().map(|c| c.ours_us).collect());
+        let aead = median(&point.aead.iter().map(|c| c.ours_us).collect::<Vec<_>>());
         for (pairing, runs) in pairings.iter().zip(&point.runs) {
             if runs.is_empty() {
                 continue;

@@ -3,7 +3,7 @@
 //! Each `fuzz_targets/<name>.rs` is a one-line `fuzz_target!` that calls the
 //! function of the same name here, so the same code runs under libFuzzer
 //! (nightly, `cargo fuzz`) and in the stable corpus replay test
-//! (`tests/corpus.rs`). A function panics exactly when its input breaks
+//! (`tests/it/corpus.rs`). A function panics exactly when its input breaks
 //! something: a panic in the code under test or a failed invariant check.
 
 mod challenge_token_decrypt;

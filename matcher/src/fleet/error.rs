@@ -1,26 +1,30 @@
-//! Why an allocation, or a token for an allocated server, failed, and the
-//! HTTP status a token service should answer each failure with.
+//! Why an allocation failed, and the HTTP status a token service should
+//! answer each failure with; why the fleet source's options cannot be
+//! used together.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use axum::http::StatusCode;
 
-use crate::issue::IssueError;
-
 /// Why no game server was allocated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AllocateError {
     /// The allocator found no `Ready` game server matching the selectors
     /// (its HTTP 429). Transient: the fleet may scale up, or a match end.
+    #[error("no game server is free now: try again later")]
     NoServerAvailable,
     /// The allocator did not answer within the configured time.
+    #[error("the game server allocator did not answer within {:.1} s", .0.as_secs_f64())]
     Timeout(Duration),
     /// The allocator could not be reached: connection refused or reset,
     /// name resolution failed, or the TLS handshake failed (an untrusted
     /// server certificate, or a client certificate it refused).
+    #[error("the game server allocator is unreachable: {0}")]
     Unreachable(String),
     /// The allocator answered with an error status other than 429 (its
     /// status and the start of its message).
+    #[error("the game server allocator answered {status}: {message}")]
     Refused {
         /// The HTTP status it answered.
         status: u16,
@@ -32,6 +36,7 @@ pub enum AllocateError {
     /// range, no address (of the configured type), or an address that does
     /// not resolve. The game server it names (if any) is now allocated and
     /// unused: it goes back to the fleet when it shuts itself down.
+    #[error("the game server allocator's answer is unusable: {0}")]
     BadAnswer(String),
 }
 
@@ -59,76 +64,66 @@ impl AllocateError {
     }
 }
 
-impl std::fmt::Display for AllocateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::NoServerAvailable => {
-                write!(f, "no game server is free now: try again later")
-            }
-            Self::Timeout(limit) => write!(
-                f,
-                "the game server allocator did not answer within {:.1} s",
-                limit.as_secs_f64()
-            ),
-            Self::Unreachable(why) => {
-                write!(f, "the game server allocator is unreachable: {why}")
-            }
-            Self::Refused { status, message } => {
-                write!(f, "the game server allocator answered {status}: {message}")
-            }
-            Self::BadAnswer(why) => {
-                write!(f, "the game server allocator's answer is unusable: {why}")
-            }
-        }
-    }
+/// Why the fleet source's options cannot be used: an option missing or
+/// out of place, or a certificate file unreadable or malformed.
+#[derive(Debug, thiserror::Error)]
+pub enum FleetConfigError {
+    /// Options that need `--allocator-url`, given without it.
+    #[error("{} given without --allocator-url", .0.join(", "))]
+    WithoutUrl(Vec<&'static str>),
+    /// `--allocator-port-name` is blank.
+    #[error("--allocator-port-name is empty")]
+    EmptyPortName,
+    /// An https:// allocator without the CA to check it against.
+    #[error(
+        "--allocator-url {0} needs --allocator-ca, the CA its server certificate is \
+         checked against (Agones: the allocator-tls-ca secret)"
+    )]
+    NoCa(String),
+    /// A client certificate without its key, or the other way round.
+    #[error("--allocator-client-cert and --allocator-client-key go together")]
+    HalfIdentity,
+    /// Certificates given for a plain http:// allocator.
+    #[error("--allocator-url {0} is plain http://: certificates apply only to https://")]
+    CertificatesOnHttp(String),
+    /// A file that cannot be read.
+    #[error("cannot read {}: {error}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        error: std::io::Error,
+    },
+    /// A CA file that is not PEM certificates.
+    #[error("{}: not PEM certificates: {why}", .path.display())]
+    NotCertificates {
+        /// The file.
+        path: PathBuf,
+        /// What the PEM reader said, with its causes.
+        why: String,
+    },
+    /// A CA file without a certificate.
+    #[error("{} holds no certificate", .0.display())]
+    NoCertificate(PathBuf),
+    /// Client certificate and key files that are not a usable identity.
+    #[error(
+        "{} and {}: not a PEM certificate and private key (PKCS#8, PKCS#1 or SEC1, \
+         and no other PEM sections): {why}",
+        .cert.display(),
+        .key.display()
+    )]
+    NotIdentity {
+        /// The certificate file.
+        cert: PathBuf,
+        /// The key file.
+        key: PathBuf,
+        /// What the PEM reader said, with its causes.
+        why: String,
+    },
+    /// The HTTP client could not be made.
+    #[error("cannot set up the allocator client: {0}")]
+    Client(String),
 }
-
-impl std::error::Error for AllocateError {}
-
-/// Why no token naming an allocated server was issued.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FleetIssueError {
-    /// The request itself cannot be served (checked before allocating, so
-    /// that it wastes no game server), or the token could not be made.
-    Issue(IssueError),
-    /// No game server was allocated.
-    Allocate(AllocateError),
-}
-
-impl FleetIssueError {
-    /// The status a token service answers its caller with (see
-    /// [`AllocateError::http_status`]; an unknown protocol is 404, a token
-    /// that could not be made 500).
-    pub fn http_status(&self) -> StatusCode {
-        match self {
-            Self::Issue(IssueError::UnknownProtocol(_)) => StatusCode::NOT_FOUND,
-            Self::Issue(IssueError::NoBrowserServers) => StatusCode::NOT_FOUND,
-            Self::Issue(IssueError::NoBrowserServerAvailable) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Issue(IssueError::Build(_)) => StatusCode::INTERNAL_SERVER_ERROR,
-            Self::Allocate(e) => e.http_status(),
-        }
-    }
-
-    /// How long the caller should wait before asking again, where waiting
-    /// may help (see [`AllocateError::retry_after`]).
-    pub fn retry_after(&self) -> Option<Duration> {
-        match self {
-            Self::Allocate(e) => e.retry_after(),
-            Self::Issue(_) => None,
-        }
-    }
-}
-
-impl std::fmt::Display for FleetIssueError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Issue(e) => e.fmt(f),
-            Self::Allocate(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for FleetIssueError {}
 
 #[cfg(test)]
 mod tests {
@@ -156,11 +151,11 @@ mod tests {
             assert_eq!(e.http_status(), StatusCode::BAD_GATEWAY, "{e}");
             assert_eq!(e.retry_after(), None, "{e}");
         }
-        let unknown = FleetIssueError::Issue(IssueError::UnknownProtocol(9));
-        assert_eq!(unknown.http_status(), StatusCode::NOT_FOUND);
-        assert_eq!(unknown.retry_after(), None);
-        let busy = FleetIssueError::Allocate(AllocateError::NoServerAvailable);
-        assert_eq!(busy.http_status(), StatusCode::SERVICE_UNAVAILABLE);
+        let busy = AllocateError::NoServerAvailable;
         assert!(busy.to_string().contains("try again later"));
+        assert_eq!(
+            AllocateError::Timeout(Duration::from_millis(1500)).to_string(),
+            "the game server allocator did not answer within 1.5 s"
+        );
     }
 }

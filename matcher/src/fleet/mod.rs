@@ -2,13 +2,15 @@
 //!
 //! Instead of listing a static set of servers, the matcher can ask the
 //! Agones allocator service for a `Ready` game server of a fleet and issue
-//! a token naming that one server: `POST /gameserverallocation` on the
-//! allocator (its REST API; the JSON is written and read in `wire.rs`),
-//! which marks the game server `Allocated` and answers with its address
-//! and ports. The token names the address (see
+//! a token naming that one server. [`FleetSource`] does the asking:
+//! `POST /gameserverallocation` on the allocator (its REST API; the JSON
+//! is written and read in `wire.rs`), which marks the game server
+//! `Allocated` and answers with its address and ports. The address (see
 //! [`FleetOptions::address_type`]) and the port named `netcode`
-//! (configurable): the host port Agones gave the container port, on the
-//! node the game server runs on.
+//! (configurable: the host port Agones gave the container port, on the
+//! node the game server runs on) are the [`Allocated::server`] a token
+//! names. The token route does the rest: it has the
+//! [`Matcher`](crate::Matcher) issue the token; neither knows the other.
 //!
 //! Production runs the allocator with mutual TLS: the matcher presents a
 //! client certificate signed by a CA the allocator trusts
@@ -37,16 +39,13 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::time::Duration;
 
-use netcode_std::constants::CONNECT_TOKEN_BYTES;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
-pub use error::{AllocateError, FleetIssueError};
-pub use options::{FleetOptions, parse_label, parse_url};
+pub use error::{AllocateError, FleetConfigError};
+pub use options::{FleetOptions, LabelError, UrlError, parse_label, parse_url};
 /// The URL type of [`FleetOptions::allocator_url`] (the `url` crate's,
 /// through reqwest).
 pub use reqwest::Url;
-
-use crate::issue::{IssueError, Matcher};
 
 /// The largest allocator answer read: a real one is well under 2 KiB.
 pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
@@ -63,7 +62,28 @@ pub struct Allocated {
     pub game_server_name: String,
     /// The node it runs on, for logs.
     pub node_name: String,
+    /// Where a browser reaches it, for an allocation made for a browser
+    /// ([`FleetSource::allocate_for_browser`]).
+    pub browser: Option<BrowserEndpoint>,
 }
+
+/// Where a browser opens its WebTransport session on an allocated server:
+/// what `netcode-agones-server --webtransport` publishes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrowserEndpoint {
+    /// The URL (`https://HOST:PORT/netcode`).
+    pub url: String,
+    /// The certificate's SHA-256 hash, 64 hex digits, to pin.
+    pub certificate_hash: String,
+}
+
+/// The label a server that takes browsers sets through the SDK, as the
+/// allocator sees it: allocations for browsers select on it.
+pub const BROWSER_LABEL: &str = "agones.dev/sdk-netcode-webtransport";
+/// The annotation with the URL browsers open, as the allocator reports it.
+pub const BROWSER_URL_ANNOTATION: &str = "agones.dev/sdk-netcode-webtransport-url";
+/// The annotation with the certificate's hash, as the allocator reports it.
+pub const BROWSER_HASH_ANNOTATION: &str = "agones.dev/sdk-netcode-cert-sha256";
 
 /// Labels and annotations the allocator puts on the game server it
 /// allocates (the request's `metadata`), for instance to tell the server
@@ -74,15 +94,6 @@ pub struct AllocationMetadata {
     pub labels: BTreeMap<String, String>,
     /// Annotations to add, by key.
     pub annotations: BTreeMap<String, String>,
-}
-
-/// A connect token naming one freshly allocated game server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FleetToken {
-    /// The connect token, listing only [`Allocated::server`].
-    pub token: [u8; CONNECT_TOKEN_BYTES],
-    /// The game server it names.
-    pub allocated: Allocated,
 }
 
 /// A client of the Agones allocator service, configured from
@@ -101,20 +112,17 @@ pub struct FleetSource {
 impl FleetSource {
     /// The fleet source `options` describe, reading its certificate files:
     /// `None` when no `--allocator-url` is given (and none of the options
-    /// that need it), or what is wrong, in words.
-    pub fn from_options(options: &FleetOptions) -> Result<Option<Self>, String> {
+    /// that need it), or what is wrong.
+    pub fn from_options(options: &FleetOptions) -> Result<Option<Self>, FleetConfigError> {
         let Some(url) = &options.allocator_url else {
             let stray = options.given_without_url();
             if stray.is_empty() {
                 return Ok(None);
             }
-            return Err(format!(
-                "{} given without --allocator-url",
-                stray.join(", ")
-            ));
+            return Err(FleetConfigError::WithoutUrl(stray));
         };
         if options.port_name.trim().is_empty() {
-            return Err("--allocator-port-name is empty".into());
+            return Err(FleetConfigError::EmptyPortName);
         }
         let https = url.scheme() == "https";
         let mut builder = reqwest::Client::builder()
@@ -130,10 +138,7 @@ impl FleetSource {
             .user_agent(concat!("netcode-matcher/", env!("CARGO_PKG_VERSION")));
         if https {
             let Some(ca) = &options.ca else {
-                return Err(format!(
-                    "--allocator-url {url} needs --allocator-ca, the CA its server \
-                     certificate is checked against (Agones: the allocator-tls-ca secret)"
-                ));
+                return Err(FleetConfigError::NoCa(url.to_string()));
             };
             for certificate in read_ca(ca)? {
                 builder = builder.add_root_certificate(certificate);
@@ -141,23 +146,17 @@ impl FleetSource {
             match (&options.client_cert, &options.client_key) {
                 (Some(cert), Some(key)) => builder = builder.identity(read_identity(cert, key)?),
                 (None, None) => {}
-                _ => {
-                    return Err(
-                        "--allocator-client-cert and --allocator-client-key go together".into(),
-                    );
-                }
+                _ => return Err(FleetConfigError::HalfIdentity),
             }
         } else if options.ca.is_some()
             || options.client_cert.is_some()
             || options.client_key.is_some()
         {
-            return Err(format!(
-                "--allocator-url {url} is plain http://: certificates apply only to https://"
-            ));
+            return Err(FleetConfigError::CertificatesOnHttp(url.to_string()));
         }
         let client = builder
             .build()
-            .map_err(|e| format!("cannot set up the allocator client: {}", chain(&e)))?;
+            .map_err(|e| FleetConfigError::Client(chain(&e)))?;
         Ok(Some(Self {
             client,
             endpoint: endpoint(url),
@@ -179,44 +178,42 @@ impl FleetSource {
         self.allocate_with(&AllocationMetadata::default()).await
     }
 
+    /// Allocates a `Ready` game server matching the selectors that takes
+    /// browsers (its [`BROWSER_LABEL`] is `true`), with the URL and
+    /// certificate hash it publishes.
+    pub async fn allocate_for_browser(&self) -> Result<Allocated, AllocateError> {
+        let mut match_labels = self.match_labels.clone();
+        match_labels.insert(BROWSER_LABEL.into(), "true".into());
+        tokio::time::timeout(
+            self.timeout,
+            self.ask(&match_labels, &AllocationMetadata::default(), true),
+        )
+        .await
+        .unwrap_or(Err(AllocateError::Timeout(self.timeout)))
+    }
+
     /// Allocates a `Ready` game server matching the selectors, putting
     /// `metadata` on it.
     pub async fn allocate_with(
         &self,
         metadata: &AllocationMetadata,
     ) -> Result<Allocated, AllocateError> {
-        tokio::time::timeout(self.timeout, self.ask(metadata))
+        tokio::time::timeout(self.timeout, self.ask(&self.match_labels, metadata, false))
             .await
             .unwrap_or(Err(AllocateError::Timeout(self.timeout)))
     }
 
-    /// A token for `client_id` on `protocol_id` naming a game server
-    /// allocated for it. The protocol is checked first, so that a request
-    /// the matcher refuses allocates nothing.
-    pub async fn issue(
-        &self,
-        matcher: &Matcher,
-        protocol_id: u64,
-        client_id: u64,
-    ) -> Result<FleetToken, FleetIssueError> {
-        if !matcher.serves_protocol(protocol_id) {
-            return Err(FleetIssueError::Issue(IssueError::UnknownProtocol(
-                protocol_id,
-            )));
-        }
-        let allocated = self.allocate().await.map_err(FleetIssueError::Allocate)?;
-        let token = matcher
-            .issue_for(protocol_id, client_id, &[allocated.server])
-            .map_err(FleetIssueError::Issue)?;
-        Ok(FleetToken { token, allocated })
-    }
-
     /// One allocation request and the reading of its answer, unbounded in
     /// time (the caller bounds it).
-    async fn ask(&self, metadata: &AllocationMetadata) -> Result<Allocated, AllocateError> {
+    async fn ask(
+        &self,
+        match_labels: &BTreeMap<String, String>,
+        metadata: &AllocationMetadata,
+        for_browser: bool,
+    ) -> Result<Allocated, AllocateError> {
         let body = wire::request_body(
             &self.namespace,
-            &self.match_labels,
+            match_labels,
             &metadata.labels,
             &metadata.annotations,
         );
@@ -250,10 +247,27 @@ impl FleetSource {
         let port = self.port(&answer).map_err(unusable)?;
         let host = self.host(&answer).map_err(unusable)?;
         let server = resolve(host, port).await.map_err(unusable)?;
+        let browser = if for_browser {
+            let annotation = |key: &str| {
+                answer
+                    .annotations
+                    .get(key)
+                    .filter(|value| !value.trim().is_empty())
+                    .cloned()
+                    .ok_or_else(|| unusable(format!("no annotation {key:?} (it takes browsers)")))
+            };
+            Some(BrowserEndpoint {
+                url: annotation(BROWSER_URL_ANNOTATION)?,
+                certificate_hash: annotation(BROWSER_HASH_ANNOTATION)?,
+            })
+        } else {
+            None
+        };
         Ok(Allocated {
             server,
             game_server_name: answer.game_server_name,
             node_name: answer.node_name,
+            browser,
         })
     }
 
@@ -341,7 +355,8 @@ fn endpoint(url: &Url) -> Url {
 }
 
 /// `host` (an IP address, bracketed or not, or a name to resolve) and
-/// `port` as a socket address; the first address a name resolves to.
+/// `port` as a socket address; a name's lowest IPv4 address, else its
+/// lowest IPv6 one.
 async fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
     let bare = host
         .strip_prefix('[')
@@ -350,44 +365,50 @@ async fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
     if let Ok(ip) = bare.parse::<IpAddr>() {
         return Ok(SocketAddr::new(ip, port));
     }
-    let mut found = tokio::net::lookup_host((bare, port))
+    let found = tokio::net::lookup_host((bare, port))
         .await
         .map_err(|e| format!("address {host:?} does not resolve: {e}"))?;
+    // The lowest IPv4 address, else the lowest IPv6 one: the rule
+    // netcode-agones-server follows for its own name (`pick_resolved`), so
+    // that the token names the address the server calls itself by.
     found
-        .next()
+        .min_by_key(|address| (address.is_ipv6(), address.ip()))
         .ok_or_else(|| format!("address {host:?} resolves to nothing"))
 }
 
 /// The CA certificates in the PEM file at `path` (at least one).
-fn read_ca(path: &Path) -> Result<Vec<reqwest::Certificate>, String> {
+fn read_ca(path: &Path) -> Result<Vec<reqwest::Certificate>, FleetConfigError> {
     let pem = read(path)?;
-    let certificates = reqwest::Certificate::from_pem_bundle(&pem)
-        .map_err(|e| format!("{}: not PEM certificates: {}", path.display(), chain(&e)))?;
+    let certificates = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+        FleetConfigError::NotCertificates {
+            path: path.to_owned(),
+            why: chain(&e),
+        }
+    })?;
     if certificates.is_empty() {
-        return Err(format!("{} holds no certificate", path.display()));
+        return Err(FleetConfigError::NoCertificate(path.to_owned()));
     }
     Ok(certificates)
 }
 
 /// The client identity in the PEM files at `cert` and `key`.
-fn read_identity(cert: &Path, key: &Path) -> Result<reqwest::Identity, String> {
+fn read_identity(cert: &Path, key: &Path) -> Result<reqwest::Identity, FleetConfigError> {
     let mut pem = read(key)?;
     pem.push(b'\n');
     pem.extend_from_slice(&read(cert)?);
-    reqwest::Identity::from_pem(&pem).map_err(|e| {
-        format!(
-            "{} and {}: not a PEM certificate and private key (PKCS#8, PKCS#1 or SEC1, \
-             and no other PEM sections): {}",
-            cert.display(),
-            key.display(),
-            chain(&e)
-        )
+    reqwest::Identity::from_pem(&pem).map_err(|e| FleetConfigError::NotIdentity {
+        cert: cert.to_owned(),
+        key: key.to_owned(),
+        why: chain(&e),
     })
 }
 
 /// The bytes of the file at `path`, or why not.
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+fn read(path: &Path) -> Result<Vec<u8>, FleetConfigError> {
+    std::fs::read(path).map_err(|error| FleetConfigError::Read {
+        path: path.to_owned(),
+        error,
+    })
 }
 
 /// An error and its sources, joined: reqwest's own message rarely says
@@ -442,34 +463,24 @@ mod tests {
         let mut stray = FleetOptions::new(http.clone());
         stray.allocator_url = None;
         stray.ca = Some("ca.pem".into());
-        assert!(
-            FleetSource::from_options(&stray)
-                .unwrap_err()
-                .contains("--allocator-ca given without --allocator-url")
-        );
+        let refused =
+            |options: &FleetOptions| FleetSource::from_options(options).unwrap_err().to_string();
+        assert!(refused(&stray).contains("--allocator-ca given without --allocator-url"));
         let no_ca = FleetOptions::new(https.clone());
-        assert!(
-            FleetSource::from_options(&no_ca)
-                .unwrap_err()
-                .contains("needs --allocator-ca")
-        );
+        assert!(refused(&no_ca).contains("needs --allocator-ca"));
         let mut missing_ca_file = FleetOptions::new(https.clone());
         missing_ca_file.ca = Some("/nonexistent/matcher/ca.pem".into());
-        assert!(
-            FleetSource::from_options(&missing_ca_file)
-                .unwrap_err()
-                .contains("cannot read /nonexistent/matcher/ca.pem")
-        );
+        assert!(refused(&missing_ca_file).contains("cannot read /nonexistent/matcher/ca.pem"));
         let mut certs_on_http = FleetOptions::new(http.clone());
         certs_on_http.client_cert = Some("c.pem".into());
-        assert!(
-            FleetSource::from_options(&certs_on_http)
-                .unwrap_err()
-                .contains("apply only to https://")
-        );
+        assert!(refused(&certs_on_http).contains("apply only to https://"));
+
         let mut no_port = FleetOptions::new(http.clone());
         no_port.port_name = " ".into();
-        assert!(FleetSource::from_options(&no_port).is_err());
+        assert!(matches!(
+            FleetSource::from_options(&no_port),
+            Err(FleetConfigError::EmptyPortName)
+        ));
         let mut off = FleetOptions::new(http.clone());
         off.allocator_url = None;
         assert!(FleetSource::from_options(&off).unwrap().is_none());

@@ -1,12 +1,13 @@
 //! The command-line options of the fleet source (`--allocator-*`), their
-//! value parsers, and the checks that need several of them at once.
+//! value parsers and why those refuse a value, and the list of options
+//! given out of place.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use reqwest::Url;
 
-use crate::config::parse_seconds;
+use crate::parse::parse_seconds;
 
 /// Where game servers come from when the matcher allocates them from an
 /// Agones fleet, one per token, instead of listing a static set: the
@@ -52,14 +53,17 @@ pub struct FleetOptions {
     /// Which of the allocated server's `addresses` the token names, by
     /// type (ExternalIP, InternalIP, ExternalDNS, InternalDNS, Hostname,
     /// ...; case-insensitive). Without it, the answer's `address` (Agones:
-    /// the node's external IP if it has one, else its internal IP, which is
-    /// also what netcode-agones-server announces: a server accepts only
-    /// tokens naming the address it announces). A name rather than an IP
-    /// address is resolved by the matcher.
+    /// the node's ExternalDNS, else ExternalIP, else InternalDNS, else
+    /// InternalIP). netcode-agones-server must call itself by the same
+    /// (its `--address-type`; both read NETCODE_ADDRESS_TYPE): a server
+    /// accepts only tokens naming the address it announces. A DNS name is
+    /// resolved, and its lowest IPv4 address (else IPv6) taken, as the
+    /// server does.
     #[arg(
         id = "allocator_address_type",
         long = "allocator-address-type",
-        value_name = "TYPE"
+        value_name = "TYPE",
+        env = "NETCODE_ADDRESS_TYPE"
     )]
     pub address_type: Option<String>,
 
@@ -129,31 +133,65 @@ impl FleetOptions {
     }
 }
 
+/// Why text is not an allocator URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    /// Not a URL at all.
+    #[error("{text:?} is not a URL: {why}")]
+    NotAUrl {
+        /// The text.
+        text: String,
+        /// Why it does not parse, as the URL parser says.
+        why: String,
+    },
+    /// Neither http:// nor https://.
+    #[error("{0:?}: the allocator is reached over https:// (or http:// with TLS off)")]
+    Scheme(String),
+    /// No host.
+    #[error("{0:?} names no host")]
+    NoHost(String),
+    /// A query or a fragment.
+    #[error("{0:?}: no query or fragment, please")]
+    QueryOrFragment(String),
+}
+
+/// Why text is not a `KEY=VALUE` label.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LabelError {
+    /// No `=`.
+    #[error("{0:?} is not KEY=VALUE")]
+    NotKeyValue(String),
+    /// Nothing before the `=`.
+    #[error("{0:?} has an empty key")]
+    EmptyKey(String),
+}
+
 /// An http:// or https:// URL with a host, and no query or fragment.
-pub fn parse_url(text: &str) -> Result<Url, String> {
-    let url = Url::parse(text.trim()).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
+pub fn parse_url(text: &str) -> Result<Url, UrlError> {
+    let url = Url::parse(text.trim()).map_err(|e| UrlError::NotAUrl {
+        text: text.to_owned(),
+        why: e.to_string(),
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!(
-            "{text:?}: the allocator is reached over https:// (or http:// with TLS off)"
-        ));
+        return Err(UrlError::Scheme(text.to_owned()));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(format!("{text:?} names no host"));
+        return Err(UrlError::NoHost(text.to_owned()));
     }
     if url.query().is_some() || url.fragment().is_some() {
-        return Err(format!("{text:?}: no query or fragment, please"));
+        return Err(UrlError::QueryOrFragment(text.to_owned()));
     }
     Ok(url)
 }
 
 /// `KEY=VALUE`, a non-empty key (surrounding whitespace ignored).
-pub fn parse_label(text: &str) -> Result<(String, String), String> {
+pub fn parse_label(text: &str) -> Result<(String, String), LabelError> {
     let (key, value) = text
         .split_once('=')
-        .ok_or_else(|| format!("{text:?} is not KEY=VALUE"))?;
+        .ok_or_else(|| LabelError::NotKeyValue(text.to_owned()))?;
     let (key, value) = (key.trim(), value.trim());
     if key.is_empty() {
-        return Err(format!("{text:?} has an empty key"));
+        return Err(LabelError::EmptyKey(text.to_owned()));
     }
     Ok((key.to_owned(), value.to_owned()))
 }

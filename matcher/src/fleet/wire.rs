@@ -50,6 +50,10 @@ pub(crate) struct Answer {
     /// `ports`, as (name, port) pairs, in order; entries whose port is not
     /// a number are kept with `None`, so that a message can name them.
     pub(crate) ports: Vec<(String, Option<i64>)>,
+    /// `metadata.annotations`: the allocated GameServer's annotations
+    /// (those its server set through the SDK carry the `agones.dev/sdk-`
+    /// prefix); entries that are not strings are left out.
+    pub(crate) annotations: BTreeMap<String, String>,
 }
 
 /// Reads an answer body: `Err` says why it is not an allocation answer.
@@ -69,12 +73,24 @@ pub(crate) fn parse_answer(body: &[u8]) -> Result<Answer, String> {
         .filter_map(Value::as_object)
         .map(|entry| (text(entry, "type"), text(entry, "address")))
         .collect();
+    let annotations = (object.get("metadata"))
+        .and_then(Value::as_object)
+        .and_then(|metadata| metadata.get("annotations"))
+        .and_then(Value::as_object)
+        .map(|annotations| {
+            annotations
+                .iter()
+                .filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(Answer {
         game_server_name: text(&object, "gameServerName"),
         node_name: text(&object, "nodeName"),
         address: text(&object, "address"),
         addresses,
         ports,
+        annotations,
     })
 }
 
@@ -155,6 +171,7 @@ mod tests {
         assert_eq!(answer.node_name, "node-1");
         assert_eq!(answer.address, "10.0.0.3");
         assert!(answer.addresses.is_empty());
+        assert!(answer.annotations.is_empty());
         assert_eq!(
             answer.ports,
             [
@@ -166,6 +183,15 @@ mod tests {
         let sparse = parse_answer(br#"{"addresses": [{"type": "InternalIP"}]}"#).unwrap();
         assert_eq!(sparse.addresses, [("InternalIP".to_owned(), String::new())]);
         assert!(sparse.ports.is_empty());
+        let annotated = parse_answer(
+            br#"{"metadata": {"labels": {"a": "b"}, "annotations": {
+                 "agones.dev/sdk-netcode-cert-sha256": "ab12", "odd": 5}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            annotated.annotations,
+            labels(&[("agones.dev/sdk-netcode-cert-sha256", "ab12")])
+        );
         for bad in [&b""[..], b"[]", b"\"x\"", b"{", b"null"] {
             assert!(parse_answer(bad).is_err(), "{bad:?}");
         }

@@ -15,6 +15,7 @@
 //! happened.
 
 mod agent;
+mod list_answer;
 mod players;
 mod shared;
 
@@ -67,25 +68,14 @@ impl Default for LinkOptions {
 }
 
 /// Why the Shutdown call did not go through.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Shutdown not acknowledged after {attempts} attempt(s): {last}")]
 pub struct ShutdownError {
     /// Calls made.
     pub attempts: u32,
     /// What the last one got.
     pub last: String,
 }
-
-impl fmt::Display for ShutdownError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Shutdown not acknowledged after {} attempt(s): {}",
-            self.attempts, self.last
-        )
-    }
-}
-
-impl std::error::Error for ShutdownError {}
 
 /// The game loop's side of the link to the sidecar. Made with
 /// [`Link::start`] inside a tokio runtime, whose tasks then make the SDK

@@ -9,18 +9,20 @@
 //! was away is added then). Failures never reach the game: they are
 //! counted and logged. A list that does not exist, or an API that is not
 //! there (the CountsAndLists feature off), turns tracking off for good
-//! with one warning; a full list leaves that player out, with a warning.
+//! with one warning; a full list leaves that player out, with a warning,
+//! until a player leaves and makes room. The sidecar's refusals are read
+//! in `list_answer.rs`.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use agones::Sdk;
-use tonic::Code;
 
+use super::list_answer::{ListRefusal, read_refusal};
 use super::shared::Shared;
 use crate::TARGET;
-use crate::error::{code, describe};
+use crate::error::describe;
 
 /// What a failed call means for the tracking.
 enum Failure {
@@ -76,7 +78,8 @@ impl Players {
     }
 
     /// Brings the sidecar's list in line with who is connected: removals
-    /// first (they make room), then additions. Stops at the first
+    /// first (they make room, and a player left out of a full list is
+    /// tried again once one is made), then additions. Stops at the first
     /// transient failure and leaves the rest for a retry.
     pub(crate) async fn reconcile(&mut self, sdk: &Sdk, shared: &Shared, timeout: Duration) {
         let Some(list) = self.list.clone() else {
@@ -87,9 +90,15 @@ impl Players {
         let leaving: Vec<String> = self.confirmed.difference(&self.wanted).cloned().collect();
         for id in leaving {
             let call = beta.delete_list_value(&list, &id);
-            match outcome(tokio::time::timeout(timeout, call).await, Code::NotFound) {
+            let result = match answer(tokio::time::timeout(timeout, call).await) {
+                // Already gone counts as done.
+                Ok(()) | Err(Refusal::Read(ListRefusal::ValueMissing, _)) => Ok(()),
+                Err(refusal) => Err(refusal.failure()),
+            };
+            match result {
                 Ok(()) => {
                     self.confirmed.remove(&id);
+                    self.refused.clear();
                     shared.sidecar_answered();
                 }
                 Err(failure) => {
@@ -108,10 +117,24 @@ impl Players {
                 break;
             }
             let call = beta.append_list_value(&list, &id);
-            match outcome(
-                tokio::time::timeout(timeout, call).await,
-                Code::AlreadyExists,
-            ) {
+            let result = match answer(tokio::time::timeout(timeout, call).await) {
+                // Already there counts as done.
+                Ok(()) | Err(Refusal::Read(ListRefusal::ValueExists, _)) => Ok(()),
+                // The sidecar checks the capacity before duplicates: a
+                // value added by a call whose answer was lost is refused
+                // as "full" when the list is. Its values say.
+                Err(Refusal::Read(ListRefusal::Full, why)) => {
+                    let values = beta.get_list_values(&list);
+                    match tokio::time::timeout(timeout, values).await {
+                        Ok(Ok(values)) if values.contains(&id) => Ok(()),
+                        _ => Err(Failure::Refused(why)),
+                    }
+                }
+                // A missing list (NOT_FOUND on an add says so).
+                Err(Refusal::Read(ListRefusal::ValueMissing, why)) => Err(Failure::Permanent(why)),
+                Err(refusal) => Err(refusal.failure()),
+            };
+            match result {
                 Ok(()) => {
                     self.confirmed.insert(id);
                     shared.sidecar_answered();
@@ -176,32 +199,47 @@ impl Players {
     }
 }
 
-/// A call's result, where the code `fine` (the value was already there,
-/// or already gone) counts as success.
-fn outcome(
+/// A list call that did not succeed.
+enum Refusal {
+    /// No answer in time.
+    Late,
+    /// An answer other than a gRPC status (the connection failed).
+    Broken(String),
+    /// The sidecar refused: what it means, and its words.
+    Read(ListRefusal, String),
+}
+
+impl Refusal {
+    /// What it means for the tracking, when the call has no reading of
+    /// its own for it.
+    fn failure(self) -> Failure {
+        match self {
+            Self::Late => Failure::Transient("no answer in time".into()),
+            Self::Broken(why) => Failure::Transient(why),
+            Self::Read(ListRefusal::ListMissing | ListRefusal::Unavailable, why) => {
+                Failure::Permanent(why)
+            }
+            Self::Read(ListRefusal::Full, why) => Failure::Refused(why),
+            Self::Read(_, why) => Failure::Transient(why),
+        }
+    }
+}
+
+/// A list call's result, its refusal read.
+fn answer(
     result: Result<agones::errors::Result<()>, tokio::time::error::Elapsed>,
-    fine: Code,
-) -> Result<(), Failure> {
+) -> Result<(), Refusal> {
     let error = match result {
         Ok(Ok(())) => return Ok(()),
         Ok(Err(error)) => error,
-        Err(_) => return Err(Failure::Transient("no answer in time".into())),
+        Err(_) => return Err(Refusal::Late),
     };
     let why = describe(&error);
-    match code(&error) {
-        Some(c) if c == fine => Ok(()),
-        Some(Code::OutOfRange) => Err(Failure::Refused(why)),
-        Some(
-            Code::NotFound
-            | Code::Unimplemented
-            | Code::InvalidArgument
-            | Code::FailedPrecondition
-            | Code::PermissionDenied
-            | Code::Unauthenticated,
-        ) => Err(Failure::Permanent(why)),
-        // Agones answers a call of a feature that is off with an error of
-        // code Unknown saying so.
-        Some(Code::Unknown) if why.contains("not enabled") => Err(Failure::Permanent(why)),
-        _ => Err(Failure::Transient(why)),
+    match &error {
+        agones::errors::Error::Rpc(status) => Err(Refusal::Read(
+            read_refusal(status.code(), status.message()),
+            why,
+        )),
+        _ => Err(Refusal::Broken(why)),
     }
 }

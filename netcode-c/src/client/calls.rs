@@ -10,7 +10,7 @@ use std::ffi::{c_int, c_void};
 use netcode_std::proto::constants::{CONNECT_TOKEN_BYTES, MAX_PACKET_BYTES};
 use netcode_std::{ConnectError, SendError};
 
-use super::{State, netcode_client_t, query, with};
+use super::object::{State, netcode_client_t, query, with};
 use crate::abi::{NETCODE_CLIENT_STATE_DISCONNECTED, NETCODE_MAX_CLIENTS, netcode_address_t};
 use crate::address::{self, from_socket_addr, to_socket_addr};
 use crate::boundary;
@@ -139,9 +139,17 @@ pub unsafe extern "C" fn netcode_client_receive_packet(
 ) -> *mut u8 {
     const FUNCTION: &str = "netcode_client_receive_packet";
     let body = |s: &mut State| {
+        // Checked before a payload leaves the queue, so that a refused
+        // call loses nothing.
         if packet_bytes.is_null() || packet_sequence.is_null() {
             logging::error(format_args!(
                 "{FUNCTION}: packet_bytes or packet_sequence is NULL"
+            ));
+            return std::ptr::null_mut();
+        }
+        if !packet_bytes.is_aligned() || !packet_sequence.is_aligned() {
+            logging::error(format_args!(
+                "{FUNCTION}: packet_bytes {packet_bytes:p} or packet_sequence {packet_sequence:p} is misaligned"
             ));
             return std::ptr::null_mut();
         }
@@ -344,14 +352,17 @@ pub unsafe extern "C" fn netcode_client_disconnect_loopback(client: *mut netcode
 
 /// Handles one datagram from `from` that arrived some other way than the
 /// client's socket (a custom transport), as if read in an update. The
-/// caller's buffer is read, never written (the reference decrypts in
-/// place). A datagram over 1300 bytes or a `from` of no valid type is
-/// logged and dropped.
+/// datagram is decrypted in place, as the reference does: what the buffer
+/// holds afterwards is unspecified. The replies it causes reach the send
+/// override after the last use of the buffer, so the override may reuse
+/// it. A datagram over 1300 bytes or a `from` of no valid type is logged
+/// and dropped.
 ///
 /// # Safety
 ///
 /// `client` as for every client call; `from` NULL or a readable address;
-/// `packet_data` NULL or `packet_bytes` readable bytes.
+/// `packet_data` NULL or `packet_bytes` writable bytes, which no callback
+/// but the send override touches during the call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn netcode_client_process_packet(
     client: *mut netcode_client_t,
@@ -372,17 +383,19 @@ pub unsafe extern "C" fn netcode_client_process_packet(
             ));
             return;
         };
-        // SAFETY: NULL or `packet_bytes` readable bytes (the caller's
-        // promise).
-        let data =
-            unsafe { boundary::bytes(packet_data, packet_bytes, MAX_PACKET_BYTES, FUNCTION) };
-        let Some(data) = data else {
+        // SAFETY: NULL and sizes out of range are refused by `new`;
+        // otherwise C promises `packet_bytes` writable bytes at
+        // `packet_data`, which only the send override may use during the
+        // call, and it is not called inside `work_on`: the host works on
+        // the datagram inside a batch, which holds its replies until it
+        // ends, after `work_on`.
+        let datagram =
+            unsafe { boundary::Lent::new(packet_data, packet_bytes, MAX_PACKET_BYTES, FUNCTION) };
+        let Some(mut datagram) = datagram else {
             return;
         };
-        let mut datagram = [0u8; MAX_PACKET_BYTES];
-        let datagram = &mut datagram[..data.len()];
-        datagram.copy_from_slice(data);
-        s.host.process_packet(sender, datagram);
+        let mut batch = s.host.batch();
+        datagram.work_on(|datagram| batch.process_packet(sender, datagram));
     };
     // SAFETY: `with` looks `client` up among the live clients before
     // reading it; C promises no other thread uses it meanwhile (this

@@ -9,14 +9,14 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use netcode_std::{Client, ClientConfig, CreateError, Family};
 
-use super::{Callbacks, State, deliver, netcode_client_t, pointer};
+use super::object::{Callbacks, State, deliver, netcode_client_t, pointer};
 use crate::abi::*;
 use crate::address;
 use crate::boundary::{self, guard};
 use crate::global::packet_tagging;
 use crate::logging;
 use crate::objects::{self, Object};
-use crate::packets::{Allocator, Exposed, Packets};
+use crate::packets::{Allocator, Exposed, Packets, default_allocate, default_free};
 use crate::socket::{CallbackSocket, HostSocket};
 
 /// The code of the last client create (global, as the reference's).
@@ -42,6 +42,25 @@ pub unsafe extern "C" fn netcode_default_client_config(config: *mut netcode_clie
             )
         };
     })
+}
+
+impl Default for netcode_client_config_t {
+    /// What `netcode_default_client_config` writes: default allocator,
+    /// everything else off.
+    fn default() -> Self {
+        Self {
+            allocator_context: std::ptr::null_mut(),
+            allocate_function: Some(default_allocate),
+            free_function: Some(default_free),
+            network_simulator: std::ptr::null_mut(),
+            callback_context: std::ptr::null_mut(),
+            state_change_callback: None,
+            send_loopback_packet_callback: None,
+            override_send_and_receive: 0,
+            send_packet_override: None,
+            receive_packet_override: None,
+        }
+    }
 }
 
 /// A client with one socket bound to `address` (port 0: any port), or NULL
@@ -236,7 +255,7 @@ unsafe fn create(
             return failed();
         };
         logging::info(format_args!("client started on port {port}"));
-        // `netcode_client_t` is a transparent `Object<State>`.
+        // The handle of an `Object<State>`, as C holds it.
         client.as_ptr().cast::<netcode_client_t>()
     })
 }
@@ -312,12 +331,11 @@ pub unsafe extern "C" fn netcode_client_destroy(client: *mut netcode_client_t) {
         if unsafe { objects::again(pointer(client), serial) }.is_none() {
             return;
         }
-        let Some(memory) = NonNull::new(pointer(client).cast_mut()) else {
+        let Some(handle) = NonNull::new(pointer(client).cast_mut()) else {
             return;
         };
-        // SAFETY: found live just now (`again`), with no callback since;
-        // `memory` is C's pointer, not used again after this but to free it.
-        let Some(mut state) = (unsafe { Object::retire(memory, FUNCTION) }) else {
+        // SAFETY: found live just now (`again`), with no callback since.
+        let Some((mut state, memory)) = (unsafe { Object::retire(handle, FUNCTION) }) else {
             return;
         };
         let allocator = state.allocator;

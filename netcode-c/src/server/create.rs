@@ -21,18 +21,16 @@ use crate::abi::{
     NETCODE_SERVER_CREATE_ERROR_PARSE_ADDRESS_FAILED,
     NETCODE_SERVER_CREATE_ERROR_PARSE_ADDRESS2_FAILED, netcode_server_config_t,
 };
-use crate::boundary;
+use crate::address::MAX_ADDRESS_STRING_BYTES;
+use crate::boundary::{self, guard};
 use crate::global::packet_tagging;
 use crate::logging;
 use crate::packets::Allocator;
 use crate::socket::{CallbackSocket, HostSocket};
 
+use super::layout::ConfigLayout;
 use super::object::{self, netcode_server_t};
 use super::state::{Callbacks, ServerState};
-
-/// Bytes of an address string read at most (the reference reads 255 and
-/// a NUL).
-const MAX_ADDRESS_STRING_BYTES: usize = 256;
 
 /// The code of the last create call (global, as the reference's; the
 /// library is single-threaded by contract).
@@ -43,30 +41,37 @@ pub(crate) fn last_error() -> c_int {
     LAST_ERROR.load(Ordering::Relaxed)
 }
 
-/// Makes a server on `address1` and, when not NULL, `address2`, and
-/// records the outcome for `netcode_server_create_error`.
+/// What each create entry does: makes a server on `address1` and, when
+/// not NULL, `address2`, from a config of `layout`, inside the boundary's
+/// guard, and records the outcome for `netcode_server_create_error`
+/// (NULL on failure, logged).
 ///
 /// # Safety
 ///
-/// Each pointer is NULL or, as C promises: `config` a readable config,
-/// the addresses strings readable up to their NUL (or 256 bytes).
+/// Each pointer is NULL or, as C promises: `config` readable for
+/// `layout`'s bytes, the addresses strings readable up to their NUL (or
+/// 255 bytes).
 pub(crate) unsafe fn create(
     function: &'static str,
     address1: *const c_char,
     address2: *const c_char,
     config: *const netcode_server_config_t,
+    layout: ConfigLayout,
 ) -> *mut netcode_server_t {
-    LAST_ERROR.store(NETCODE_SERVER_CREATE_ERROR_NONE, Ordering::Relaxed);
-    // SAFETY: this function's contract, passed on as `make`'s (the same):
-    // each pointer NULL (refused there) or readable as C promises.
-    let made = unsafe { make(function, address1, address2, config) };
-    match made {
-        Ok(server) => server,
-        Err(code) => {
-            LAST_ERROR.store(code, Ordering::Relaxed);
-            std::ptr::null_mut()
+    guard(function, std::ptr::null_mut(), || {
+        LAST_ERROR.store(NETCODE_SERVER_CREATE_ERROR_NONE, Ordering::Relaxed);
+        // SAFETY: this function's contract, passed on as `make`'s (the
+        // same): each pointer NULL (refused there) or readable as C
+        // promises.
+        let made = unsafe { make(function, address1, address2, config, layout) };
+        match made {
+            Ok(server) => server,
+            Err(code) => {
+                LAST_ERROR.store(code, Ordering::Relaxed);
+                std::ptr::null_mut()
+            }
         }
-    }
+    })
 }
 
 /// [`create`], with its error code.
@@ -79,6 +84,7 @@ unsafe fn make(
     address1: *const c_char,
     address2: *const c_char,
     config: *const netcode_server_config_t,
+    layout: ConfigLayout,
 ) -> Result<*mut netcode_server_t, c_int> {
     if config.is_null() {
         logging::error(format_args!("{function}: the config is NULL"));
@@ -90,10 +96,9 @@ unsafe fn make(
         ));
         return Err(NETCODE_SERVER_CREATE_ERROR_ALLOCATE_SERVER_FAILED);
     }
-    // SAFETY: not NULL and aligned; C promises a readable config. It is
-    // copied (every field is plain data: integers, pointers, and function
-    // pointers that are NULL or functions, C's side of the contract).
-    let config = unsafe { config.read() };
+    // SAFETY: not NULL and aligned; C promises a readable config of the
+    // layout it was built with. It is copied.
+    let config = unsafe { layout.read(config) };
     let allocator = Allocator::new(
         config.allocator_context,
         config.allocate_function,
@@ -122,7 +127,7 @@ unsafe fn make(
         ));
     }
     // SAFETY: `address1` is NULL (refused by `c_str`) or readable up to its
-    // NUL or 256 bytes (this function's contract); `c_str` reads no more.
+    // NUL or 255 bytes (this function's contract); `c_str` reads no more.
     let first = unsafe { address(function, address1, "server address") }
         .ok_or(NETCODE_SERVER_CREATE_ERROR_PARSE_ADDRESS_FAILED)?;
     let second = if address2.is_null() {
@@ -167,11 +172,11 @@ unsafe fn make(
 ///
 /// # Safety
 ///
-/// `text` is NULL or readable up to its NUL or 256 bytes.
+/// `text` is NULL or readable up to its NUL or 255 bytes.
 unsafe fn address(function: &str, text: *const c_char, what: &str) -> Option<SocketAddr> {
     let what = format!("{function}: {what}");
     // SAFETY: NULL is refused by `c_str`, which reads no further than the
-    // first NUL or 256 bytes: readable by this function's contract.
+    // first NUL or 255 bytes: readable by this function's contract.
     let text = unsafe { boundary::c_str(text, MAX_ADDRESS_STRING_BYTES, &what) }?;
     match parse_address(text) {
         Ok(address) => Some(address),
@@ -240,5 +245,26 @@ fn error_code(error: &CreateError, first: SocketAddr) -> c_int {
             NETCODE_SERVER_CREATE_ERROR_BIND_SOCKET_IPV6_FAILED,
         ),
         _ => NETCODE_SERVER_CREATE_ERROR_ALLOCATE_SERVER_FAILED,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An address string without its NUL is read to 255 bytes and no
+    /// further (under Miri, a 256th byte read would be an error: the
+    /// buffer ends there).
+    #[test]
+    fn an_unterminated_address_is_read_to_255_bytes_and_refused() {
+        let unterminated = vec![b'1' as c_char; MAX_ADDRESS_STRING_BYTES];
+        // SAFETY: 255 readable bytes, which is all the contract asks.
+        let found = unsafe { address("netcode_server_create", unterminated.as_ptr(), "address") };
+        assert_eq!(found, None);
+        let mut terminated = b"127.0.0.1:40000".map(|b| b as c_char).to_vec();
+        terminated.push(0);
+        // SAFETY: a C string.
+        let found = unsafe { address("netcode_server_create", terminated.as_ptr(), "address") };
+        assert_eq!(found, Some("127.0.0.1:40000".parse().unwrap()));
     }
 }

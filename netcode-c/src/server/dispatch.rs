@@ -28,10 +28,11 @@ enum Call {
 /// queued, oldest first.
 pub(crate) fn deliver_events(handle: &Handle<'_>) {
     loop {
-        if handle.held_back() {
-            return;
-        }
+        // One entry into the state per event, and one to find none.
         let next = handle.with(None, |state| {
+            if state.calls.held_back() {
+                return None;
+            }
             let Some(event) = state.host.poll_event() else {
                 state.stopped();
                 return None;
@@ -92,10 +93,10 @@ pub(crate) fn deliver_loopback(handle: &Handle<'_>, index: usize) {
         return;
     };
     loop {
-        if handle.held_back() {
-            return;
-        }
         let next = handle.with(None, |state| {
+            if state.calls.held_back() {
+                return None;
+            }
             let packet = state.host.poll_loopback_packet(index)?;
             Some((packet, state.callbacks))
         });

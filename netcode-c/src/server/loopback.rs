@@ -15,9 +15,10 @@ use crate::address::to_socket_addr;
 use crate::boundary;
 use crate::logging;
 
-use super::object::Handle;
+use super::call::{call, change, query_slot};
+use super::dispatch;
+use super::object::{Handle, netcode_server_t};
 use super::state::ServerState;
-use super::{call, change, dispatch, netcode_server_t, query_slot};
 
 /// Puts an in-process client with `client_id` in the free slot
 /// `client_index` of the running server (the connect callback fires),
@@ -161,14 +162,17 @@ pub unsafe extern "C" fn netcode_server_process_loopback_packet(
 /// Handles one datagram of `packet_bytes` bytes from `from` that arrived
 /// some other way than the server's sockets, as if read in an update: a
 /// payload queued, a connect or disconnect reported through the callback.
-/// The caller's buffer is read, never written (the reference decrypts in
-/// place): it is copied first.
+/// The datagram is decrypted in place, as the reference does: what the
+/// buffer holds afterwards is unspecified. The replies it causes reach the
+/// send override after the last use of the buffer, so the override may
+/// reuse it.
 ///
 /// # Safety
 ///
 /// `server`: any pointer (looked up among the live servers first); `from`
 /// NULL (logged) or a readable address; `packet_data` NULL (logged) or
-/// `packet_bytes` readable bytes.
+/// `packet_bytes` writable bytes, which no callback but the send override
+/// touches during the call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn netcode_server_process_packet(
     server: *mut netcode_server_t,
@@ -192,21 +196,26 @@ pub unsafe extern "C" fn netcode_server_process_packet(
             ));
             return;
         };
-        // SAFETY: NULL and sizes out of range are refused by `bytes`;
-        // otherwise C promises `packet_bytes` readable bytes at
-        // `packet_data`. The slice is copied at once and not used after,
-        // so nothing of C's buffer is borrowed while the host runs (and
-        // calls the send override, which may touch that buffer).
-        let Some(data) =
-            (unsafe { boundary::bytes(packet_data, packet_bytes, MAX_PACKET_BYTES, F) })
+        // SAFETY: NULL and sizes out of range are refused by `new`;
+        // otherwise C promises `packet_bytes` writable bytes at
+        // `packet_data`, which only the send override may use during the
+        // call, and it is not called inside `work_on`: the host works on
+        // the datagram inside a batch, which holds its replies until it
+        // ends, after `work_on`.
+        let Some(mut datagram) =
+            (unsafe { boundary::Lent::new(packet_data, packet_bytes, MAX_PACKET_BYTES, F) })
         else {
             return;
         };
-        let mut datagram = [0u8; MAX_PACKET_BYTES];
-        let datagram = &mut datagram[..data.len()];
-        datagram.copy_from_slice(data);
-        handle.with((), |state| state.host.process_packet(from, datagram));
-        dispatch::deliver_events(handle);
+        let delivery_due = handle.with(false, |state| {
+            let mut batch = state.host.batch();
+            datagram.work_on(|datagram| batch.process_packet(from, datagram));
+            drop(batch);
+            state.delivery_due()
+        });
+        if delivery_due {
+            dispatch::deliver_events(handle);
+        }
     };
     // SAFETY: `call` looks `server` up among the live servers before
     // reading it (`Handle::new`); C promises no other thread uses it

@@ -1,16 +1,18 @@
 //! The server API of `netcode.h`: `netcode_server_*` and
 //! `netcode_default_server_config`, over netcode-std's [`Server`]. This
-//! file holds the ways a call reaches the object (`call`, and its forms
-//! `query`, `query_slot` and `change`) and the object's life (config,
-//! create, destroy, start, stop, update); `slots` what is done with one
-//! slot's client; `loopback` in-process clients and datagrams from a
+//! file holds the object's life (config, create, destroy, start, stop,
+//! update); `call` the ways a call reaches the object (`call`, and its
+//! forms `query`, `query_slot` and `change`); `slots` what is done with
+//! one slot's client; `loopback` in-process clients and datagrams from a
 //! custom transport; `dispatch` the callbacks; `object` and `state` what
 //! the object is; `create` how one is made.
 //!
 //! [`Server`]: netcode_std::Server
 
+mod call;
 mod create;
 mod dispatch;
+mod layout;
 mod loopback;
 mod object;
 mod slots;
@@ -22,115 +24,96 @@ pub use loopback::*;
 pub use object::netcode_server_t;
 pub use slots::*;
 
-use crate::abi::{NETCODE_MAX_CLIENTS, netcode_server_config_t};
-use crate::boundary::{self, guard};
+use crate::abi::{
+    NETCODE_DEFAULT_MAX_CONNECT_TOKEN_LIFETIME, NETCODE_MAX_CLIENTS, netcode_server_config_t,
+};
+use crate::boundary::guard;
 use crate::logging;
+use crate::packets::{default_allocate, default_free};
 
+use call::{call, change, query};
+use layout::ConfigLayout;
 use object::Handle;
 use state::ServerState;
 
-/// Runs `body` with the server behind `server`, inside the boundary's
-/// guard: NULL and pointers that are not live servers are logged and get
-/// `fallback`, as does a panic.
-///
-/// # Safety
-///
-/// As [`Handle::new`] requires: `server` may be any pointer (it is looked
-/// up among the live servers first); C's threading contract.
-unsafe fn call<R: Copy>(
-    function: &'static str,
-    server: *mut netcode_server_t,
-    fallback: R,
-    body: impl FnOnce(&Handle<'_>) -> R,
-) -> R {
-    guard(function, fallback, || {
-        // SAFETY: `Handle::new` looks `server` up before reading it; the
-        // threading contract is the caller's promise.
-        match unsafe { Handle::new(server, function) } {
-            Some(handle) => body(&handle),
-            None => fallback,
-        }
-    })
-}
-
-/// [`call`] for a query: `body` reads the state; nothing is delivered
-/// after.
-///
-/// # Safety
-///
-/// As for [`call`].
-unsafe fn query<R: Copy>(
-    function: &'static str,
-    server: *mut netcode_server_t,
-    fallback: R,
-    body: impl FnOnce(&mut ServerState) -> R,
-) -> R {
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it; the caller promises the rest (this function's # Safety).
-    unsafe {
-        call(function, server, fallback, |handle| {
-            handle.with(fallback, body)
-        })
-    }
-}
-
-/// [`query`] on slot `client_index`: `body` gets the state and the slot;
-/// `fallback` when the index is not a slot of the server (logged unless
-/// the server is stopped, see [`ServerState::slot`]).
-///
-/// # Safety
-///
-/// As for [`call`].
-unsafe fn query_slot<R: Copy>(
-    function: &'static str,
-    server: *mut netcode_server_t,
-    client_index: c_int,
-    fallback: R,
-    body: impl FnOnce(&mut ServerState, usize) -> R,
-) -> R {
-    let body = |state: &mut ServerState| match state.slot(client_index, function) {
-        Some(slot) => body(state, slot),
-        None => fallback,
-    };
-    // SAFETY: as the caller promises (this function's # Safety).
-    unsafe { query(function, server, fallback, body) }
-}
-
-/// [`call`] for a change: `body` runs on the state, then the connect and
-/// disconnect callbacks it caused are delivered.
-///
-/// # Safety
-///
-/// As for [`call`].
-unsafe fn change(
-    function: &'static str,
-    server: *mut netcode_server_t,
-    body: impl FnOnce(&mut ServerState),
-) {
-    let body = |handle: &Handle<'_>| {
-        handle.with((), body);
-        dispatch::deliver_events(handle);
-    };
-    // SAFETY: `call` looks `server` up among the live servers before
-    // reading it; the caller promises the rest (this function's # Safety).
-    unsafe { call(function, server, (), body) }
-}
-
 /// Fills `config` with the defaults: protocol id 0 and a zero key (the
 /// caller's to set), malloc and free, no callbacks, no override, and a
-/// token lifetime of `NETCODE_DEFAULT_MAX_CONNECT_TOKEN_LIFETIME`.
+/// token lifetime of `NETCODE_DEFAULT_MAX_CONNECT_TOKEN_LIFETIME`. The
+/// header's `netcode_default_server_config`.
 ///
 /// # Safety
 ///
 /// `config` is NULL (logged) or points to a writable config.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn netcode_default_server_config(config: *mut netcode_server_config_t) {
-    const F: &str = "netcode_default_server_config";
-    guard(F, (), || {
-        // SAFETY: NULL and misaligned pointers are refused by `write`;
-        // otherwise C promises a writable config.
-        unsafe { boundary::write(config, netcode_server_config_t::default(), F) };
-    })
+pub unsafe extern "C" fn netcode_default_server_config_v2(config: *mut netcode_server_config_t) {
+    // SAFETY: this function's contract.
+    unsafe { default_config("netcode_default_server_config", config, ConfigLayout::Full) }
+}
+
+/// `netcode_default_server_config` for a program built against a header
+/// before 1.4.5 (`layout`): writes the 120 bytes its config has.
+///
+/// # Safety
+///
+/// `config` is NULL (logged) or points to a writable config of 120 bytes.
+#[unsafe(export_name = "netcode_default_server_config")]
+pub unsafe extern "C" fn netcode_default_server_config_before_1_4_5(
+    config: *mut netcode_server_config_t,
+) {
+    // SAFETY: this function's contract.
+    unsafe {
+        default_config(
+            "netcode_default_server_config",
+            config,
+            ConfigLayout::BeforeTokenLifetime,
+        );
+    }
+}
+
+/// Writes the defaults of `layout` into `config`, or logs why not.
+///
+/// # Safety
+///
+/// `config` is NULL or writable for `layout`'s bytes.
+unsafe fn default_config(
+    function: &'static str,
+    config: *mut netcode_server_config_t,
+    layout: ConfigLayout,
+) {
+    guard(function, (), || {
+        if config.is_null() || !config.is_aligned() {
+            logging::error(format_args!(
+                "{function}: the config ({config:p}) is NULL or misaligned"
+            ));
+            return;
+        }
+        // SAFETY: not NULL, aligned, and writable for the layout's bytes
+        // (this function's contract).
+        unsafe { layout.write_defaults(config) };
+    });
+}
+
+impl Default for netcode_server_config_t {
+    /// What `netcode_default_server_config` writes: default allocator,
+    /// protocol id 0 and a zero key for the caller to set, the default
+    /// token lifetime, everything else off.
+    fn default() -> Self {
+        Self {
+            protocol_id: 0,
+            private_key: [0; 32],
+            allocator_context: std::ptr::null_mut(),
+            allocate_function: Some(default_allocate),
+            free_function: Some(default_free),
+            network_simulator: std::ptr::null_mut(),
+            callback_context: std::ptr::null_mut(),
+            connect_disconnect_callback: None,
+            send_loopback_packet_callback: None,
+            override_send_and_receive: 0,
+            send_packet_override: None,
+            receive_packet_override: None,
+            max_connect_token_lifetime: NETCODE_DEFAULT_MAX_CONNECT_TOKEN_LIFETIME,
+        }
+    }
 }
 
 /// A stopped server on the public address `server_address`, or NULL (see
@@ -142,19 +125,49 @@ pub unsafe extern "C" fn netcode_default_server_config(config: *mut netcode_serv
 /// `server_address` is NULL or a C string; `config` NULL or a readable
 /// config.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn netcode_server_create(
+pub unsafe extern "C" fn netcode_server_create_v2(
     server_address: *const c_char,
     config: *const netcode_server_config_t,
     time: f64,
 ) -> *mut netcode_server_t {
     let _ = time;
-    const F: &str = "netcode_server_create";
-    guard(F, std::ptr::null_mut(), || {
-        // SAFETY: the address is NULL or a C string and the config NULL or
-        // readable (this function's contract); `create` refuses NULL and a
-        // misaligned config, and reads the string up to 256 bytes.
-        unsafe { create::create(F, server_address, std::ptr::null(), config) }
-    })
+    // SAFETY: this function's contract, which is `create::create`'s.
+    unsafe {
+        create::create(
+            "netcode_server_create",
+            server_address,
+            std::ptr::null(),
+            config,
+            ConfigLayout::Full,
+        )
+    }
+}
+
+/// `netcode_server_create` for a program built against a header before
+/// 1.4.5: reads the 120 bytes its config has; the token lifetime is the
+/// default.
+///
+/// # Safety
+///
+/// `server_address` is NULL or a C string; `config` NULL or a readable
+/// config of 120 bytes.
+#[unsafe(export_name = "netcode_server_create")]
+pub unsafe extern "C" fn netcode_server_create_before_1_4_5(
+    server_address: *const c_char,
+    config: *const netcode_server_config_t,
+    time: f64,
+) -> *mut netcode_server_t {
+    let _ = time;
+    // SAFETY: this function's contract, which is `create::create`'s.
+    unsafe {
+        create::create(
+            "netcode_server_create",
+            server_address,
+            std::ptr::null(),
+            config,
+            ConfigLayout::BeforeTokenLifetime,
+        )
+    }
 }
 
 /// A stopped dual-stack server on an IPv4 and an IPv6 public address (in
@@ -164,20 +177,50 @@ pub unsafe extern "C" fn netcode_server_create(
 ///
 /// Each address is NULL or a C string; `config` NULL or a readable config.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn netcode_server_create_dual(
+pub unsafe extern "C" fn netcode_server_create_dual_v2(
     server_address1: *const c_char,
     server_address2: *const c_char,
     config: *const netcode_server_config_t,
     time: f64,
 ) -> *mut netcode_server_t {
     let _ = time;
-    const F: &str = "netcode_server_create_dual";
-    guard(F, std::ptr::null_mut(), || {
-        // SAFETY: each address is NULL or a C string and the config NULL or
-        // readable (this function's contract); `create` refuses NULL and a
-        // misaligned config, and reads each string up to 256 bytes.
-        unsafe { create::create(F, server_address1, server_address2, config) }
-    })
+    // SAFETY: this function's contract, which is `create::create`'s.
+    unsafe {
+        create::create(
+            "netcode_server_create_dual",
+            server_address1,
+            server_address2,
+            config,
+            ConfigLayout::Full,
+        )
+    }
+}
+
+/// `netcode_server_create_dual` for a program built against a header
+/// before 1.4.5: reads the 120 bytes its config has.
+///
+/// # Safety
+///
+/// Each address is NULL or a C string; `config` NULL or a readable config
+/// of 120 bytes.
+#[unsafe(export_name = "netcode_server_create_dual")]
+pub unsafe extern "C" fn netcode_server_create_dual_before_1_4_5(
+    server_address1: *const c_char,
+    server_address2: *const c_char,
+    config: *const netcode_server_config_t,
+    time: f64,
+) -> *mut netcode_server_t {
+    let _ = time;
+    // SAFETY: this function's contract, which is `create::create`'s.
+    unsafe {
+        create::create(
+            "netcode_server_create_dual",
+            server_address1,
+            server_address2,
+            config,
+            ConfigLayout::BeforeTokenLifetime,
+        )
+    }
 }
 
 /// Why the last `netcode_server_create(_dual)` returned NULL
@@ -202,14 +245,14 @@ pub extern "C" fn netcode_server_create_error() -> c_int {
 /// only by this function.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn netcode_server_destroy(server: *mut netcode_server_t) {
-    const F: &str = "netcode_server_destroy";
-    guard(F, (), || {
-        // SAFETY: looked up among the live servers before anything is read;
-        // the threading contract is the caller's promise.
-        if let Some(handle) = unsafe { Handle::new(server, F) } {
-            handle.destroy();
-        }
-    })
+    // SAFETY: `call` looks `server` up among the live servers before
+    // reading it; the threading contract is the caller's promise (this
+    // function's # Safety). The destroy is carried out as the call ends.
+    unsafe {
+        call("netcode_server_destroy", server, (), |handle| {
+            handle.destroy()
+        })
+    }
 }
 
 /// Opens `max_clients` slots (1 to `NETCODE_MAX_CLIENTS`), stopping the

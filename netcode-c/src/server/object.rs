@@ -10,8 +10,9 @@
 //! disconnect and loopback callbacks run outside it
 //! ([`Handle::callback`]), so they may call the server freely, as the
 //! reference allows. A destroy asked for while a call is under way (from
-//! any callback) is carried out when the outermost call returns: no call
-//! ever continues on freed memory.
+//! any callback) is carried out when the outermost call returns (the end
+//! of every call, in `call`, asks [`Handle::destroy_due`]): no call ever
+//! continues on freed memory.
 
 use std::cell::Cell;
 use std::ptr::NonNull;
@@ -24,7 +25,9 @@ use super::state::ServerState;
 
 /// `struct netcode_server_t`: opaque to C. Made in memory from the
 /// config's allocator by `netcode_server_create` and given back to its
-/// free function by `netcode_server_destroy`.
+/// free function by `netcode_server_destroy`. A `netcode_server_t *` C
+/// holds is the object's handle (`objects`), never its memory, and is
+/// never dereferenced.
 #[repr(transparent)]
 #[allow(non_camel_case_types)]
 pub struct netcode_server_t(Object<ServerState>);
@@ -41,22 +44,10 @@ pub(crate) fn allocate(
     state: ServerState,
 ) -> *mut netcode_server_t {
     match Object::place(allocator, state, function) {
-        // `netcode_server_t` is a transparent `Object<ServerState>`.
-        Some(pointer) => pointer.as_ptr().cast::<netcode_server_t>(),
+        // The handle of an `Object<ServerState>`, as C holds it.
+        Some(handle) => handle.as_ptr().cast::<netcode_server_t>(),
         None => std::ptr::null_mut(),
     }
-}
-
-/// What a call knows of the calls under way on its server, kept in the
-/// state.
-#[derive(Debug, Default)]
-pub(crate) struct Calls {
-    /// Callbacks of the application under way.
-    depth: u32,
-    /// A destroy was asked for.
-    doomed: bool,
-    /// The destroy is being carried out.
-    destroying: bool,
 }
 
 /// A call's way into a live server object.
@@ -73,7 +64,8 @@ pub(crate) struct Handle<'a> {
 impl Handle<'_> {
     /// The object behind `server`, or `None` (logged) for NULL, a
     /// misaligned pointer, or a pointer that is not a live server (looked
-    /// up in the registry of live objects before anything is read).
+    /// up in the registry of live objects before anything is read). Made
+    /// by `call::call` alone, which ends every call it makes this way.
     ///
     /// # Safety
     ///
@@ -86,10 +78,10 @@ impl Handle<'_> {
         function: &'static str,
     ) -> Option<Self> {
         // SAFETY: looked up before use, the threading contract is the
-        // caller's promise; `netcode_server_t` is a transparent
+        // caller's promise; `server` is looked up as the handle of an
         // `Object<ServerState>`. The object outlives the handle: it is
-        // freed only by `destroy_now`, which runs once no call is under way
-        // on it (no callback, not busy), when no other handle exists.
+        // freed only by `release`, which runs once no call is under way on
+        // it (no callback, not busy), when no other handle exists.
         let found =
             unsafe { objects::live(server.cast_const().cast::<Object<ServerState>>(), function) }?;
         Some(Handle {
@@ -138,17 +130,10 @@ impl Handle<'_> {
         call();
     }
 
-    /// Whether callbacks are held back: a destroy was asked for and waits
-    /// for the outermost call to return, which then delivers what is left
-    /// (as the reference's destroy does, through its stop).
-    pub(crate) fn held_back(&self) -> bool {
-        self.with(false, |state| state.calls.doomed && !state.calls.destroying)
-    }
-
     /// Asks for the server to be destroyed: at once when no call is under
-    /// way on it, otherwise when the outermost call returns (the handle of
-    /// that call does it as it is dropped).
-    pub(crate) fn destroy(self) {
+    /// way on it, otherwise when the outermost call returns (the end of
+    /// that call does it, see [`destroy_due`](Self::destroy_due)).
+    pub(crate) fn destroy(&self) {
         let asked = self.with(None, |state| {
             let calls = &mut state.calls;
             let first = !calls.doomed;
@@ -172,7 +157,73 @@ impl Handle<'_> {
         if let Some((true, _)) = asked {
             DOOMED.with(|d| d.set(d.get() + 1));
         }
-        // Dropping `self` destroys now when nothing is under way.
+        // The end of this call destroys now when nothing is under way.
+    }
+
+    /// Whether the end of this call, the outermost, is where a destroy
+    /// that waited for it is carried out: then the server is marked as
+    /// being destroyed, and the caller stops it, delivers its callbacks
+    /// and [`release`](Self::release)s it.
+    #[inline]
+    pub(crate) fn destroy_due(&self) -> bool {
+        DOOMED.with(Cell::get) != 0 && self.doomed_now()
+    }
+
+    /// [`destroy_due`](Self::destroy_due) once some server of this thread
+    /// waits for its destroy.
+    #[inline(never)]
+    fn doomed_now(&self) -> bool {
+        let now = self.with(None, |state| {
+            let calls = &mut state.calls;
+            let now = calls.doomed && !calls.destroying && calls.depth == 0;
+            calls.destroying |= now;
+            Some(now)
+        });
+        if now == Some(true) {
+            DOOMED.with(|d| d.set(d.get().saturating_sub(1)));
+            return true;
+        }
+        false
+    }
+
+    /// Frees what C never freed, drops the host and gives the object's
+    /// memory back to the config's free function: the last step of a
+    /// destroy, once [`destroy_due`](Self::destroy_due) said so and the
+    /// server was stopped with its callbacks delivered. The object is not
+    /// used again.
+    pub(crate) fn release(&self) {
+        let handle = self;
+        let Some(allocator) = handle.with(None, |state| {
+            let left = state.packets.free_all(&state.allocator);
+            if left > 0 {
+                logging::info(format_args!(
+                    "{}: freed {left} received packets the application never freed",
+                    handle.function
+                ));
+            }
+            Some(state.allocator)
+        }) else {
+            return;
+        };
+        // The handle C passed (`netcode_server_t` stands for an
+        // `Object<ServerState>`).
+        let Some(pointer) = NonNull::new(handle.pointer.cast::<Object<ServerState>>()) else {
+            return;
+        };
+        // SAFETY: the object is live (its handle found it) and no call is
+        // under way on it: the end of a call runs this only after
+        // `destroy_due` (depth 0, outside `enter`), so no other handle or
+        // borrow of the state exists, and `destroying` keeps it from
+        // running twice. After `retire` the object is not used again (the
+        // call ends with this).
+        let Some((state, pointer)) = (unsafe { Object::retire(pointer, handle.function) }) else {
+            return;
+        };
+        drop(state);
+        // SAFETY: the object was placed by `allocate` with this allocator, its
+        // state has been moved out and dropped, and it is freed once (it left
+        // the registry in `retire`: no call reaches it again).
+        unsafe { allocator.unplace(pointer) };
     }
 }
 
@@ -182,61 +233,4 @@ thread_local! {
     /// of the callback that asked for it). While none, a call's end has
     /// nothing to check.
     static DOOMED: Cell<usize> = const { Cell::new(0) };
-}
-
-impl Drop for Handle<'_> {
-    /// Carries out a destroy that waited for this call, the outermost.
-    fn drop(&mut self) {
-        if DOOMED.with(Cell::get) == 0 || std::thread::panicking() {
-            return;
-        }
-        let now = self.with(None, |state| {
-            let calls = &mut state.calls;
-            let now = calls.doomed && !calls.destroying && calls.depth == 0;
-            calls.destroying |= now;
-            Some(now)
-        });
-        if now == Some(true) {
-            DOOMED.with(|d| d.set(d.get().saturating_sub(1)));
-            destroy_now(self);
-        }
-    }
-}
-
-/// Stops the server (its callbacks fire for the clients it disconnects, as
-/// in the reference's destroy), frees what C never freed, drops the host
-/// and gives the object's memory back to the config's free function.
-fn destroy_now(handle: &Handle<'_>) {
-    handle.with((), ServerState::stop);
-    super::dispatch::deliver_events(handle);
-    let Some(allocator) = handle.with(None, |state| {
-        let left = state.packets.free_all(&state.allocator);
-        if left > 0 {
-            logging::info(format_args!(
-                "{}: freed {left} received packets the application never freed",
-                handle.function
-            ));
-        }
-        Some(state.allocator)
-    }) else {
-        return;
-    };
-    // The pointer C passed (`netcode_server_t` is a transparent
-    // `Object<ServerState>`), not one made from the handle's reference.
-    let Some(pointer) = NonNull::new(handle.pointer.cast::<Object<ServerState>>()) else {
-        return;
-    };
-    // SAFETY: the object is live (its handle found it) and no call is
-    // under way on it: `Handle::drop` runs this only at depth 0 and
-    // outside `enter`, so no other handle or borrow of the state exists,
-    // and `destroying` keeps it from running twice. After `retire` the
-    // object is not used again (`handle` is being dropped).
-    let Some(state) = (unsafe { Object::retire(pointer, handle.function) }) else {
-        return;
-    };
-    drop(state);
-    // SAFETY: the object was placed by `allocate` with this allocator, its
-    // state has been moved out and dropped, and it is freed once (it left
-    // the registry in `retire`: no call reaches it again).
-    unsafe { allocator.unplace(pointer) };
 }

@@ -11,9 +11,10 @@ use crate::abi::netcode_address_t;
 use crate::boundary;
 use crate::logging;
 
-use super::object::Handle;
+use super::call::{call, change, query_slot};
+use super::dispatch;
+use super::object::{Handle, netcode_server_t};
 use super::state::ServerState;
-use super::{call, change, dispatch, netcode_server_t, query_slot};
 
 /// 1 when slot `client_index` holds a client, else 0.
 ///

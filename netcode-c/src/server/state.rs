@@ -19,8 +19,6 @@ use crate::logging;
 use crate::packets::{Allocator, Exposed, Packets};
 use crate::socket::HostSocket;
 
-use super::object::Calls;
-
 /// Slots a C server opens at most (`NETCODE_MAX_CLIENTS`).
 pub(crate) const MAX_SLOTS: usize = NETCODE_MAX_CLIENTS as usize;
 
@@ -48,6 +46,27 @@ pub(crate) struct ServerState {
     stopping: Option<usize>,
     /// The calls under way (see `object`).
     pub(crate) calls: Calls,
+}
+
+/// What a call knows of the calls under way on its server: kept in the
+/// state, read and changed by the server's handles (see `object`).
+#[derive(Debug, Default)]
+pub(crate) struct Calls {
+    /// Callbacks of the application under way.
+    pub(crate) depth: u32,
+    /// A destroy was asked for.
+    pub(crate) doomed: bool,
+    /// The destroy is being carried out.
+    pub(crate) destroying: bool,
+}
+
+impl Calls {
+    /// Whether callbacks are held back: a destroy was asked for and waits
+    /// for the outermost call to return, which then delivers what is left
+    /// (as the reference's destroy does, through its stop).
+    pub(crate) fn held_back(&self) -> bool {
+        self.doomed && !self.destroying
+    }
 }
 
 /// The connect, disconnect and loopback callbacks of a config.
@@ -119,6 +138,13 @@ impl ServerState {
     /// Every callback of the last stop was delivered.
     pub(crate) fn stopped(&mut self) {
         self.stopping = None;
+    }
+
+    /// Whether [`dispatch::deliver_events`](super::dispatch::deliver_events)
+    /// has anything to do: an event waits, or a stop is still to be
+    /// settled.
+    pub(crate) fn delivery_due(&self) -> bool {
+        self.host.event_waiting() || self.stopping.is_some()
     }
 
     /// Whether the server is running, as C sees it.

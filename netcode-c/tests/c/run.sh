@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # The C side of netcode-c's tests: builds libnetcode (cargo build -p
-# netcode-c, debug profile), checks the header against the libraries,
-# compiles the header as C89/C99/C11 and C++98/11/17, builds every C test
+# netcode-c, debug profile), compiles the header as C89/C99/C11 and
+# C++98/11/17, builds every C test
 # twice (plain, and with AddressSanitizer and UndefinedBehaviorSanitizer)
 # against target/debug/libnetcode.a and runs each with a time limit, runs
 # C programs on this library against this repository's Rust server and
 # client (and the C reference's programs when named), and installs the
 # library into a temporary prefix to build a program with pkg-config and
 # with CMake's find_package.
+#
+# The header's check against the libraries (symbols both ways, constants,
+# struct layouts, the SONAME) is not here: it is a Rust test, module
+# `header` of tests/it, run by `cargo test -p netcode-c` (and CI's test
+# suite) on the libnetcode.a and libnetcode.so that cargo test builds with
+# the crate's rlib.
 #
 #   bash netcode-c/tests/c/run.sh
 #
@@ -20,7 +26,11 @@
 #                          client_server and a soak run
 #   pkg-config, cmake      the packaging checks
 # CC and CXX name the compilers (cc, c++); SOAK_SECONDS the soak's length
-# (10); NETCODE_C_NATIVE_LIBS the system libraries the static library needs.
+# (10); NETCODE_C_NATIVE_LIBS the system libraries the static library needs;
+# NETCODE_EXAMPLES_BIN_DIR a directory holding the examples' netcode-server
+# and netcode-client programs already built (CI's test suite builds them),
+# which are otherwise built here (cargo build -p netcode-examples, whose
+# features alone rebuild much of the dependency graph).
 #
 # Every check runs; the script ends with a summary and exits 1 if any
 # failed. The logs are kept in the directory it prints when something fails.
@@ -90,15 +100,6 @@ if ! cargo build --locked -p netcode-c; then
 fi
 [ -f "$lib" ] || { echo "!!! FAILED: $lib was not built !!!" >&2; exit 1; }
 
-section "the header against the libraries: symbols both ways, constants, struct layouts (tests/header.rs)"
-if cargo test --locked -p netcode-c --test header -- --nocapture --test-threads=1 >"$out/header.log" 2>&1; then
-  grep -E '^(libnetcode|struct|[0-9]+ constants)|test result' "$out/header.log" | sed 's/^/    /'
-  pass "header symbols, constants and layouts"
-else
-  tail -n 40 "$out/header.log" | sed 's/^/    | /'
-  fail "header symbols, constants and layouts"
-fi
-
 section "the header compiles as C89, C99, C11 (-pedantic -Werror) and as C++98, C++11, C++17"
 for std in c89 gnu89 c99 c11; do
   if "$CC" -std="$std" -pedantic -Werror -Wall -Wextra -Wstrict-prototypes -I"$crate/include" \
@@ -117,7 +118,7 @@ for std in c++98 c++11 c++17; do
 done
 
 section "build the C tests, plain and with -fsanitize=address,undefined"
-tests=(api client_server loopback overrides allocator garbage reentry soak)
+tests=(api client_server loopback overrides allocator garbage reentry soak old_header)
 programs=("${tests[@]}" interop_client interop_server free_port)
 mkdir -p "$out/plain" "$out/sanitized" "$out/build"
 # build NAME COMMAND...: one compile in the background, as many at a time
@@ -172,8 +173,9 @@ else
   sed 's/^/    | /' "$out/leak-build.log"
   fail "build a program with ${sanitize[*]}"
 fi
-for variant in plain sanitized; do
-  section "run the C tests ($variant)"
+# run_variant VARIANT: runs every C test of that build, one after another.
+run_variant() {
+  local variant=$1 t limit
   for t in "${tests[@]}" test_cpp; do
     limit=60
     [ "$t" = soak ] && limit=$((soak_seconds * 3 + 30))
@@ -183,7 +185,37 @@ for variant in plain sanitized; do
   if [ "$variant" = plain ] && [ -x "$out/plain/test_cpp98" ]; then
     run "test_cpp as C++98" "$out/plain/test_cpp98.log" 60 "$out/plain/test_cpp98"
   fi
+  return 0
+}
+# The two builds' tests run side by side (they mostly wait on sockets and
+# timers, and each finds its own free ports): the sanitized ones in a
+# subshell whose output is shown after the plain ones', and whose verdicts
+# come back through a file.
+section "run the C tests (plain, and sanitized beside them)"
+(
+  pass() { printf 'passed\t%s\n' "$1" >>"$out/sanitized.verdicts"; echo "    PASSED $1"; }
+  fail() { printf 'failed\t%s\n' "$1" >>"$out/sanitized.verdicts"; echo "!!! FAILED: $1 !!!"; }
+  run_variant sanitized
+) >"$out/sanitized.log" 2>&1 &
+sanitized_pid=$!
+background+=("$sanitized_pid")
+run_variant plain
+wait "$sanitized_pid"
+section "the C tests (sanitized), run beside the plain ones"
+cat "$out/sanitized.log"
+expected=0
+for t in "${tests[@]}" test_cpp; do
+  [ -x "$out/sanitized/$t" ] && expected=$((expected + 1))
 done
+given=$(wc -l <"$out/sanitized.verdicts" 2>/dev/null || echo 0)
+[ "$given" -eq "$expected" ] || fail "the sanitized C tests gave $given verdicts for $expected programs (see $out/sanitized.log)"
+if [ -f "$out/sanitized.verdicts" ]; then
+  while IFS=$'\t' read -r verdict name; do
+    if [ "$verdict" = passed ]; then passed+=("$name"); else failed+=("$name"); echo "!!! FAILED: $name !!!" >&2; fi
+  done <"$out/sanitized.verdicts"
+else
+  fail "the sanitized C tests gave no verdicts (see $out/sanitized.log)"
+fi
 
 # wait_for LOG PATTERN SECONDS PID: until a line of LOG matches PATTERN
 # (false if PID ends first or the time runs out).
@@ -236,9 +268,23 @@ start_server() {
 }
 
 section "interop: C programs on libnetcode (sanitized) with this repository's Rust server and client"
-if cargo build --locked -p netcode-examples --bin netcode-server --bin netcode-client >"$out/examples-build.log" 2>&1; then
+# examples_built: whether the Rust server and client programs are at hand
+# (in NETCODE_EXAMPLES_BIN_DIR, or built now); sets rust_server and
+# rust_client.
+examples_built() {
+  if [ -n "${NETCODE_EXAMPLES_BIN_DIR:-}" ]; then
+    rust_server="$NETCODE_EXAMPLES_BIN_DIR/netcode-server"
+    rust_client="$NETCODE_EXAMPLES_BIN_DIR/netcode-client"
+    [ -x "$rust_server" ] && [ -x "$rust_client" ] && return 0
+    echo "NETCODE_EXAMPLES_BIN_DIR=$NETCODE_EXAMPLES_BIN_DIR holds no netcode-server and netcode-client programs" \
+      >"$out/examples-build.log"
+    return 1
+  fi
   rust_server="$target_dir/debug/netcode-server"
   rust_client="$target_dir/debug/netcode-client"
+  cargo build --locked -p netcode-examples --bin netcode-server --bin netcode-client >"$out/examples-build.log" 2>&1
+}
+if examples_built; then
 
   # Our C client against the Rust server: both judge the run.
   log="$out/interop-rust-server.log"
@@ -258,7 +304,7 @@ if cargo build --locked -p netcode-examples --bin netcode-server --bin netcode-c
   fi
 else
   tail -n 30 "$out/examples-build.log" | sed 's/^/    | /'
-  fail "cargo build -p netcode-examples --bin netcode-server --bin netcode-client"
+  fail "the Rust server and client programs (netcode-examples' netcode-server and netcode-client)"
 fi
 
 section "interop: C programs on libnetcode with the C reference's programs"

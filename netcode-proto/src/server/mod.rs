@@ -53,6 +53,7 @@ mod tables;
 mod timers;
 mod update;
 
+pub use crate::durable::{PersistOutcome, PersistRequest, UsedToken};
 /// The reference's default for [`ServerConfig::max_connect_token_lifetime`]:
 /// 30 s (defined with the other timing rules, in [`timing`](crate::timing)).
 pub use crate::timing::DEFAULT_MAX_CONNECT_TOKEN_LIFETIME;
@@ -60,15 +61,16 @@ pub use config::{ServerConfig, ServerError};
 pub use event::ServerEvent;
 pub use history::TokenEntry;
 pub use mapping::Mapping;
-pub use persist::{HistoryEntry, PersistOutcome, PersistRequest, RestoredHistory, UsedToken};
-pub use sizing::TokenHistorySize;
+pub use persist::{HistoryEntry, RestoredHistory};
+pub use sizing::{MIN_TOKENS, TOKENS_PER_SLOT, TokenHistorySize};
 pub use slot::{ClientSlot, DisconnectReason};
 #[cfg(feature = "alloc")]
 pub use storage::HeapStorage;
 pub use storage::{
     ADDRESS_BUCKETS_PER_SLOT, ArrayStorage, CLIENT_ID_BUCKETS_PER_SLOT, MAPPINGS_PER_SLOT,
-    MIN_MAPPINGS, MIN_TOKENS, ServerStorage, TOKEN_BUCKETS_PER_SLOT, TOKENS_PER_SLOT, Tables,
+    MIN_MAPPINGS, ServerStorage, TOKEN_BUCKETS_PER_SLOT,
 };
+pub use tables::Tables;
 pub use timers::SlotTimer;
 
 use crate::time::Instant;

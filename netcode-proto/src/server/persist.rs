@@ -1,8 +1,11 @@
 //! The connect token history across restarts: exporting it, starting with
-//! a history restored from durable storage, and the record a server asks
-//! its host to make durable before it sends anything under a new token's
-//! keys (STANDARD.md: *Nonce Reuse and Server Restarts*, the second
-//! mitigation, "Persist the connect token history").
+//! a history restored from durable storage, and taking back the records a
+//! server asks its host to make durable before it sends anything under a
+//! new token's keys (STANDARD.md: *Nonce Reuse and Server Restarts*, the
+//! second mitigation, "Persist the connect token history"). The record and
+//! the host's answer ([`UsedToken`], [`PersistRequest`], [`PersistOutcome`])
+//! are defined in the crate's `durable.rs`, below the output seam that
+//! carries them.
 //!
 //! # Two ways to start
 //!
@@ -58,8 +61,7 @@ use rand_core::CryptoRng;
 use super::handshake::Admission;
 use super::history::{Record, TokenState};
 use super::{Server, ServerError, ServerEvent, ServerStorage, Tables};
-use crate::constants::{MAC_BYTES, USER_DATA_BYTES};
-use crate::crypto::Key;
+use crate::durable::{PersistOutcome, PersistRequest, UsedToken};
 use crate::io::Output;
 use crate::packet::ConnectionRequest;
 use crate::stats::DroppedDatagram;
@@ -67,19 +69,6 @@ use crate::timing::restart_floor;
 
 /// The first byte of a connection request, as dropped requests report it.
 const REQUEST_PREFIX: u8 = 0;
-
-/// A used connect token, as the history keeps it and durable storage
-/// records it: what the standard's second restart mitigation persists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct UsedToken {
-    /// The sealed private token's tag, which identifies the token.
-    pub mac: [u8; MAC_BYTES],
-    /// The address of the request that first used it.
-    pub address: SocketAddr,
-    /// The token's expire timestamp (unix seconds): after it, nothing needs
-    /// remembering.
-    pub expire_timestamp: u64,
-}
 
 /// One entry of a running server's history, as
 /// [`Server::token_history`] exports it.
@@ -125,62 +114,16 @@ impl RestoredHistory<'_> {
     }
 }
 
-/// A connection request held until its token's record is durable: what a
-/// server started restored hands to [`Output::persist_used_token`] for a
-/// new token, to be handed back through [`Server::token_persisted`] once
-/// [`token`](Self::token) is written, or could not be.
-///
-/// It carries what the server needs to answer the request then (the
-/// token's keys, client id, timeout and user data), so the server keeps
-/// nothing per held request. It belongs to the run of the server that made
-/// it: handed back after a restart, it is ignored.
-#[derive(Clone)]
-pub struct PersistRequest {
-    token: UsedToken,
-    run: u32,
-    client_id: u64,
-    timeout_seconds: i32,
-    client_to_server_key: Key,
-    server_to_client_key: Key,
-    user_data: [u8; USER_DATA_BYTES],
-}
-
-impl PersistRequest {
-    /// What to write to durable storage.
-    pub fn token(&self) -> &UsedToken {
-        &self.token
+/// The held request, as the server's answer reads it.
+fn admission(request: &PersistRequest) -> Admission<'_> {
+    Admission {
+        from: request.token.address,
+        client_id: request.client_id,
+        timeout_seconds: request.timeout_seconds,
+        client_to_server_key: &request.client_to_server_key,
+        server_to_client_key: &request.server_to_client_key,
+        user_data: &request.user_data,
     }
-
-    /// The request, as the server's answer reads it.
-    pub(super) fn admission(&self) -> Admission<'_> {
-        Admission {
-            from: self.token.address,
-            client_id: self.client_id,
-            timeout_seconds: self.timeout_seconds,
-            client_to_server_key: &self.client_to_server_key,
-            server_to_client_key: &self.server_to_client_key,
-            user_data: &self.user_data,
-        }
-    }
-}
-
-/// Shows the token only: the keys and user data stay out of logs.
-impl core::fmt::Debug for PersistRequest {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("PersistRequest")
-            .field("token", &self.token)
-            .finish_non_exhaustive()
-    }
-}
-
-/// What the host's storage made of a [`PersistRequest`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PersistOutcome {
-    /// The record is written and synced: it survives a crash.
-    Durable,
-    /// The record could not be written (or the host would not queue it):
-    /// the token's next request asks again.
-    Failed,
 }
 
 impl<S: ServerStorage> Server<S> {
@@ -266,7 +209,7 @@ impl<S: ServerStorage> Server<S> {
         }
         tables.set_pending_record(entry, Record::Durable);
         self.time = now;
-        let admission = request.admission();
+        let admission = admission(&request);
         let answered = self
             .refuse_connected(admission.from, admission.client_id)
             .and_then(|()| self.answer_request(now, &admission, entry, out));

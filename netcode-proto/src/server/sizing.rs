@@ -7,7 +7,15 @@
 //! documentation shows it.
 
 use super::history::TokenEntry;
-use super::storage::{MIN_TOKENS, TOKENS_PER_SLOT};
+
+/// Connect token history entries per client slot (the reference has 2048
+/// for 256): the per-slot ratio of [`TokenHistorySize::REFERENCE`].
+pub const TOKENS_PER_SLOT: usize = 8;
+/// Fewest token history entries `HeapStorage::new` makes (the reference's
+/// count, the minimum of [`TokenHistorySize::REFERENCE`]): with fewer, a
+/// small server would refuse new connect tokens once a few dozen were used
+/// within one token lifetime.
+pub const MIN_TOKENS: usize = 2048;
 
 /// How many connect token history entries a server of a given slot count
 /// has: `per_slot` for each slot, but never fewer than `minimum`.

@@ -21,15 +21,15 @@
 
 use super::history::TokenEntry;
 use super::mapping::Mapping;
+use super::sizing::TOKENS_PER_SLOT;
 #[cfg(doc)]
 use super::sizing::TokenHistorySize;
 use super::slot::ClientSlot;
+use super::tables::Tables;
 use super::timers::SlotTimer;
 
 /// Encryption mappings per client slot (the reference has 1024 for 256 slots).
 pub const MAPPINGS_PER_SLOT: usize = 4;
-/// Connect token history entries per client slot (the reference has 2048 for 256).
-pub const TOKENS_PER_SLOT: usize = 8;
 /// Address index buckets per slot: twice the mappings.
 pub const ADDRESS_BUCKETS_PER_SLOT: usize = 2 * MAPPINGS_PER_SLOT;
 /// Client id index buckets per slot.
@@ -38,32 +38,6 @@ pub const CLIENT_ID_BUCKETS_PER_SLOT: usize = 2;
 pub const TOKEN_BUCKETS_PER_SLOT: usize = 2 * TOKENS_PER_SLOT;
 /// Fewest encryption mappings `HeapStorage::new` makes (the reference's count).
 pub const MIN_MAPPINGS: usize = 1024;
-/// Fewest token history entries `HeapStorage::new` makes (the reference's
-/// count): with fewer, a small server would refuse new connect tokens once a
-/// few dozen were used within one token lifetime.
-pub const MIN_TOKENS: usize = 2048;
-
-/// Mutable views of every table of a server.
-#[derive(Debug)]
-pub struct Tables<'a> {
-    /// One per client slot.
-    pub slots: &'a mut [ClientSlot],
-    /// Encryption mappings: at least one per slot (each connected client
-    /// owns one), more for handshakes in progress.
-    pub mappings: &'a mut [Mapping],
-    /// Connect token history entries: at least one.
-    pub tokens: &'a mut [TokenEntry],
-    /// At least twice as many buckets as mappings.
-    pub address_index: &'a mut [u32],
-    /// At least twice as many buckets as slots.
-    pub client_id_index: &'a mut [u32],
-    /// At least twice as many buckets as token history entries.
-    pub token_index: &'a mut [u32],
-    /// At least one bit per slot.
-    pub free_slots: &'a mut [u64],
-    /// One per client slot: when each connected client is next due.
-    pub timers: &'a mut [SlotTimer],
-}
 
 /// Storage for a server's tables. Implement it to place them yourself; the
 /// slices must keep their lengths for the life of the server.
@@ -167,7 +141,7 @@ mod heap {
     impl HeapStorage {
         /// Empty storage for `slots` client slots, with the reference's
         /// per-slot ratios but never fewer than [`MIN_MAPPINGS`] mappings
-        /// and [`MIN_TOKENS`] history entries.
+        /// and [`MIN_TOKENS`](super::super::MIN_TOKENS) history entries.
         pub fn new(slots: usize) -> Self {
             Self::with_token_history(slots, TokenHistorySize::REFERENCE)
         }

@@ -1,7 +1,10 @@
-//! Operations on a server's tables: the encryption mappings, the connect
-//! token history and the free-slot bitmap, each kept O(1) per packet through
-//! the hash indices, and O(log n) per admitted request through the expiry
-//! heaps (`expiry.rs`) that find a free or lapsed entry without a scan.
+//! A server's tables ([`Tables`], the views a
+//! [`ServerStorage`](super::ServerStorage) lends) and the operations on
+//! them: the encryption mappings, the connect token history and the
+//! free-slot bitmap, each kept O(1) per packet through the hash indices, and
+//! O(log n) per admitted request through the expiry heaps (`expiry.rs`) that
+//! find a free or lapsed entry without a scan; and the slot timers
+//! (`timers.rs`).
 //!
 //! STANDARD.md: *Processing Connection Requests* (the encryption mappings and
 //! the connect token history) and *Processing Connection Response Packets*
@@ -15,10 +18,33 @@ use super::expiry;
 use super::history::{Record, TokenEntry, TokenState};
 use super::index::{self, Hasher};
 use super::mapping::Mapping;
-use super::storage::Tables;
+use super::slot::ClientSlot;
+use super::timers::{self, SlotTimer};
 use crate::constants::MAC_BYTES;
 use crate::crypto::Key;
 use crate::timing::TokenTimeout;
+
+/// Mutable views of every table of a server.
+#[derive(Debug)]
+pub struct Tables<'a> {
+    /// One per client slot.
+    pub slots: &'a mut [ClientSlot],
+    /// Encryption mappings: at least one per slot (each connected client
+    /// owns one), more for handshakes in progress.
+    pub mappings: &'a mut [Mapping],
+    /// Connect token history entries: at least one.
+    pub tokens: &'a mut [TokenEntry],
+    /// At least twice as many buckets as mappings.
+    pub address_index: &'a mut [u32],
+    /// At least twice as many buckets as slots.
+    pub client_id_index: &'a mut [u32],
+    /// At least twice as many buckets as token history entries.
+    pub token_index: &'a mut [u32],
+    /// At least one bit per slot.
+    pub free_slots: &'a mut [u64],
+    /// One per client slot: when each connected client is next due.
+    pub timers: &'a mut [SlotTimer],
+}
 
 /// How many entries of the mapping table and of the token history are live,
 /// and how many slot timers are armed: the lengths of their heaps, kept
@@ -379,5 +405,25 @@ impl Tables<'_> {
         );
         expiry::remove_at(self.tokens, &mut live.tokens, 0);
         self.tokens[index] = self.tokens[index].cleared();
+    }
+
+    // ---- slot timers ----
+
+    /// Arms (or re-arms) the timer of slot `index` for the slot's real
+    /// deadline.
+    pub(crate) fn arm_timer(&mut self, live: &mut Occupancy, index: usize) {
+        if let Some(slot) = self.slots.get(index) {
+            timers::arm(self.timers, &mut live.timers, index, slot);
+        }
+    }
+
+    /// Disarms the timer of slot `index`, if it is armed.
+    pub(crate) fn disarm_timer(&mut self, live: &mut Occupancy, index: usize) {
+        timers::disarm(self.timers, &mut live.timers, index);
+    }
+
+    /// The slot whose timer's key comes first, and that key.
+    pub(crate) fn first_timer(&self, live: &Occupancy) -> Option<(usize, Nanos)> {
+        timers::first(self.timers, live.timers)
     }
 }

@@ -18,8 +18,6 @@
 use super::compact::Nanos;
 use super::expiry::{self, HeapEntry};
 use super::slot::ClientSlot;
-use super::storage::Tables;
-use super::tables::Occupancy;
 use crate::time::Instant;
 use crate::timing::{SERVER_KEEP_ALIVE, SERVER_TIMEOUT, after, next_send};
 
@@ -84,27 +82,26 @@ impl HeapEntry for SlotTimer {
     }
 }
 
-impl Tables<'_> {
-    /// Arms (or re-arms) the timer of slot `index` for the slot's real
-    /// deadline.
-    pub(crate) fn arm_timer(&mut self, live: &mut Occupancy, index: usize) {
-        let (Some(slot), Some(timer)) = (self.slots.get(index), self.timers.get_mut(index)) else {
-            return;
-        };
-        timer.key = Nanos::new(slot_deadline(slot));
-        expiry::admit_entry(self.timers, &mut live.timers, index);
-    }
+/// Arms (or re-arms) `timers[index]`, the timer of `slot`, for the slot's
+/// real deadline, in the heap of the first `armed` timers.
+pub(super) fn arm(timers: &mut [SlotTimer], armed: &mut usize, index: usize, slot: &ClientSlot) {
+    let Some(timer) = timers.get_mut(index) else {
+        return;
+    };
+    timer.key = Nanos::new(slot_deadline(slot));
+    expiry::admit_entry(timers, armed, index);
+}
 
-    /// Disarms the timer of slot `index`, if it is armed.
-    pub(crate) fn disarm_timer(&mut self, live: &mut Occupancy, index: usize) {
-        if let Some(timer) = self.timers.get(index) {
-            let position = timer.position as usize;
-            expiry::remove_at(self.timers, &mut live.timers, position);
-        }
+/// Disarms `timers[index]`, if it is armed.
+pub(super) fn disarm(timers: &mut [SlotTimer], armed: &mut usize, index: usize) {
+    if let Some(timer) = timers.get(index) {
+        let position = timer.position as usize;
+        expiry::remove_at(timers, armed, position);
     }
+}
 
-    /// The slot whose timer's key comes first, and that key.
-    pub(crate) fn first_timer(&self, live: &Occupancy) -> Option<(usize, Nanos)> {
-        expiry::root(self.timers, live.timers).map(|index| (index, self.timers[index].key))
-    }
+/// The slot whose timer's key comes first among the `armed` ones, and that
+/// key.
+pub(super) fn first(timers: &[SlotTimer], armed: usize) -> Option<(usize, Nanos)> {
+    expiry::root(timers, armed).map(|index| (index, timers[index].key))
 }

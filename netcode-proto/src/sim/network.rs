@@ -8,7 +8,6 @@ use core::net::SocketAddr;
 use core::time::Duration;
 
 use super::config::{SimConfig, SimStats};
-use super::output::SimOutput;
 use super::queue::{DeliveryQueue, InFlight, Key};
 use super::rng::{Rng, duration_nanos};
 
@@ -140,22 +139,6 @@ impl NetworkSimulator {
     pub fn reset(&mut self) {
         self.stats.discarded += self.queue.len() as u64;
         self.queue.clear();
-    }
-
-    /// An [`Output`](crate::io::Output) through which an endpoint at `from` sends into this
-    /// simulator at time `now`, collecting its events into `events`.
-    pub fn output<'a, E>(
-        &'a mut self,
-        now: Instant,
-        from: SocketAddr,
-        events: &'a mut Vec<E>,
-    ) -> SimOutput<'a, E> {
-        SimOutput {
-            sim: self,
-            from,
-            now,
-            events,
-        }
     }
 
     /// `now + latency + uniform(-jitter..=jitter)`, clamped to `now..`.

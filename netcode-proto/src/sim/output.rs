@@ -1,4 +1,5 @@
-//! The [`Output`] through which the protocol core sends into the simulator.
+//! The [`Output`] through which the protocol core sends into the simulator,
+//! and [`NetworkSimulator::output`], which makes one.
 
 use crate::time::Instant;
 use alloc::vec::Vec;
@@ -30,5 +31,23 @@ impl<E> Output<E> for SimOutput<'_, E> {
 
     fn event(&mut self, event: E) {
         self.events.push(event);
+    }
+}
+
+impl NetworkSimulator {
+    /// An [`Output`] through which an endpoint at `from` sends into this
+    /// simulator at time `now`, collecting its events into `events`.
+    pub fn output<'a, E>(
+        &'a mut self,
+        now: Instant,
+        from: SocketAddr,
+        events: &'a mut Vec<E>,
+    ) -> SimOutput<'a, E> {
+        SimOutput {
+            sim: self,
+            from,
+            now,
+            events,
+        }
     }
 }

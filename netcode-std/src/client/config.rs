@@ -1,6 +1,6 @@
 //! What a std client is told when it is made.
 
-use crate::socket::{DEFAULT_SOCKET_BUFFER_BYTES, PacketTagging};
+use crate::transport::udp::{DEFAULT_SOCKET_BUFFER_BYTES, PacketTagging};
 
 /// How a [`Client`](crate::Client) sets up its sockets.
 #[derive(Debug, Clone, Copy)]

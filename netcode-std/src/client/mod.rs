@@ -23,13 +23,13 @@ use netcode_proto::stats::Stats;
 
 use crate::address::ToAddress;
 use crate::batch::{Batch, Batching};
-use crate::clock::{Clock, HostTime};
+use crate::clock::Clock;
 use crate::error::{ConnectError, CreateError, Family};
 use crate::link::{Inbox, Link, Outbox, ReadBudget};
 use crate::logging::TARGET;
-use crate::socket::{self, SocketOptions, Sockets};
 use crate::stats::TransportStats;
-use crate::transport::Socket;
+use crate::time::HostTime;
+use crate::transport::{self, Socket, SocketOptions, Sockets};
 use io::ClientIo;
 
 /// Datagrams read in one update at most; the rest wait for the next one.
@@ -90,8 +90,6 @@ pub struct Client<S: Socket = UdpSocket> {
     io: ClientIo<S>,
     inbox: Inbox,
     clock: Clock,
-    /// Whether a [`Batch`] holds the outgoing datagrams.
-    batching: bool,
 }
 
 impl Client<UdpSocket> {
@@ -115,7 +113,7 @@ impl Client<UdpSocket> {
 
     /// [`new`](Self::new) with socket options.
     pub fn with_config(address: impl ToAddress, config: ClientConfig) -> Result<Self, CreateError> {
-        Self::bind_with(address, None::<SocketAddr>, config, socket::keep_std)
+        Self::bind_with(address, None::<SocketAddr>, config, transport::keep_std)
     }
 
     /// [`new_dual`](Self::new_dual) with socket options.
@@ -124,7 +122,7 @@ impl Client<UdpSocket> {
         address2: impl ToAddress,
         config: ClientConfig,
     ) -> Result<Self, CreateError> {
-        Self::bind_with(address, Some(address2), config, socket::keep_std)
+        Self::bind_with(address, Some(address2), config, transport::keep_std)
     }
 
     /// Blocks until a datagram from the server's family arrives or the
@@ -140,7 +138,7 @@ impl Client<UdpSocket> {
         let socket = self
             .server_family()
             .and_then(|f| self.io.link.sockets.get(f));
-        socket::wait(socket, timeout)
+        transport::wait(socket, timeout)
     }
 }
 
@@ -157,7 +155,7 @@ impl<S: Socket> Client<S> {
         config: ClientConfig,
         adopt: impl FnMut(Family, UdpSocket) -> std::io::Result<S>,
     ) -> Result<Self, CreateError> {
-        let (first, second) = socket::parse_addresses(address, address2)?;
+        let (first, second) = transport::parse_addresses(address, address2)?;
         let options = SocketOptions {
             buffer_bytes: config.socket_buffer_bytes,
             packet_tagging: config.packet_tagging,
@@ -180,7 +178,7 @@ impl<S: Socket> Client<S> {
         address2: Option<B>,
         make: impl FnMut(Family, SocketAddr) -> std::io::Result<S>,
     ) -> Result<Self, CreateError> {
-        let (first, second) = socket::parse_addresses(address, address2)?;
+        let (first, second) = transport::parse_addresses(address, address2)?;
         let sockets = Sockets::adopt(first, second, make)?;
         Ok(Self::assemble(sockets))
     }
@@ -192,7 +190,6 @@ impl<S: Socket> Client<S> {
             io: ClientIo::new(Link::new(sockets, Outbox::new(SEND_BATCH))),
             inbox: Inbox::new(RECEIVE_BATCH),
             clock: Clock::new(),
-            batching: false,
         }
     }
 
@@ -305,9 +302,7 @@ impl<S: Socket> Client<S> {
     /// Sends the datagrams the last call produced, unless a batch holds
     /// them.
     fn finish(&mut self) {
-        if !self.batching {
-            self.io.link.flush();
-        }
+        self.io.link.finish();
     }
 
     /// Holds every datagram the client produces until the returned scope
@@ -401,8 +396,7 @@ impl<S: Socket> Client<S> {
 
 impl<S: Socket> Batching for Client<S> {
     fn set_batching(&mut self, on: bool) {
-        self.batching = on;
-        self.finish();
+        self.io.link.hold(on);
     }
 }
 
@@ -410,7 +404,7 @@ impl<S: Socket> Drop for Client<S> {
     /// Disconnects, so the server hears of it at once, as the C library's
     /// `destroy` does.
     fn drop(&mut self) {
-        self.batching = false;
+        self.io.link.hold(false);
         self.core.disconnect(self.clock.now, &mut self.io);
         self.finish();
     }

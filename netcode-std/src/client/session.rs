@@ -18,6 +18,15 @@ impl<S: Socket> Client<S> {
         self.io.events.pop()
     }
 
+    /// Whether an event or a loopback payload waits for
+    /// [`poll_event`](Self::poll_event) or
+    /// [`poll_loopback_packet`](Self::poll_loopback_packet): a layer that
+    /// hands them on (a callback each) can skip the polls after a call that
+    /// caused none.
+    pub fn delivery_waiting(&self) -> bool {
+        !self.io.events.is_empty() || !self.io.loopback.is_empty()
+    }
+
     /// Sends a payload of 1 to 1200 bytes to the server (before returning,
     /// or at the end of the current [`batch`](Self::batch); to the loopback
     /// outbox in loopback mode). Fails unless connected.

@@ -36,7 +36,7 @@ use netcode_proto::Key;
 use netcode_proto::crypto::{encrypt, sequence_nonce};
 use netcode_proto::server::UsedToken;
 
-use super::StoreError;
+use super::error::StoreError;
 
 /// The file's first eight bytes.
 pub(super) const MAGIC: [u8; 8] = *b"NCTKHIST";

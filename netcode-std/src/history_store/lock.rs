@@ -20,7 +20,7 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::StoreError;
+use super::error::StoreError;
 
 /// The lock of one history file, held until dropped.
 #[derive(Debug)]

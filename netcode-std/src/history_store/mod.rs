@@ -4,7 +4,8 @@
 //!
 //! One file per server: a checksummed header, then one checksummed record
 //! per used token, appended (the layout is in `format.rs`), and beside it a
-//! lock file that keeps a second server off it (`lock.rs`).
+//! lock file that keeps a second server off it (`lock.rs`); what can go
+//! wrong is [`StoreError`] (`error.rs`).
 //! [`HistoryStore::open`] takes the lock, reads the file back (refusing any
 //! damage: a damaged file is replaced by a new one and the damage
 //! reported), and compacts it (unexpired records only) before returning
@@ -66,6 +67,7 @@
 //!
 //! [`open`]: HistoryStore::open
 
+mod error;
 mod format;
 mod lock;
 mod writer;
@@ -76,89 +78,11 @@ use std::path::{Path, PathBuf};
 
 use netcode_proto::server::{RestoredHistory, UsedToken};
 
+pub use error::StoreError;
+pub(crate) use error::held_by;
 use format::{HEADER_BYTES, Header, RECORD_BYTES};
 use lock::StoreLock;
 pub use writer::{HistoryWriter, WriterStats};
-
-/// Why a store file was not opened, or was not trusted. Every kind of
-/// damage is refused, never read around.
-#[derive(Debug)]
-pub enum StoreError {
-    /// Reading, writing or syncing failed.
-    Io(io::Error),
-    /// Another open store holds the file's lock: another server (or
-    /// another store in this process) uses it. One server per file.
-    Locked {
-        /// The lock file beside the history file.
-        lock_file: PathBuf,
-        /// The process id of the holder, if it could be read.
-        holder: Option<u32>,
-    },
-    /// The file does not start with the store's magic bytes.
-    NotAHistoryStore,
-    /// The file is from another version of this format.
-    UnsupportedVersion(u32),
-    /// The header does not match its checksum.
-    CorruptHeader,
-    /// Record `index` (from 0) does not match its checksum or holds no
-    /// valid token.
-    CorruptRecord {
-        /// The record's index.
-        index: u64,
-    },
-    /// The file ends inside the header or inside a record: cut short, or
-    /// torn by a crash during a write.
-    Truncated {
-        /// The file's length in bytes.
-        length: u64,
-        /// Whole records before the cut.
-        records: u64,
-    },
-}
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Io(e) => write!(f, "token history store: {e}"),
-            Self::Locked { lock_file, holder } => {
-                write!(
-                    f,
-                    "token history store is in use: {} is locked",
-                    lock_file.display()
-                )?;
-                match holder {
-                    Some(pid) => write!(f, " by process {pid}"),
-                    None => Ok(()),
-                }
-            }
-            Self::NotAHistoryStore => f.write_str("not a token history store"),
-            Self::UnsupportedVersion(v) => write!(f, "token history store version {v} unknown"),
-            Self::CorruptHeader => f.write_str("token history store header is corrupt"),
-            Self::CorruptRecord { index } => {
-                write!(f, "token history store record {index} is corrupt")
-            }
-            Self::Truncated { length, records } => write!(
-                f,
-                "token history store is truncated at {length} bytes, after {records} records"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<io::Error> for StoreError {
-    fn from(e: io::Error) -> Self {
-        Self::Io(e)
-    }
-}
 
 /// The history a store file held, for
 /// [`Server::start_restored`](netcode_proto::server::Server::start_restored).

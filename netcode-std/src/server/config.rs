@@ -1,9 +1,14 @@
-//! What a std server is told when it is made.
+//! What a std server is told when it is made, and the most slots it opens.
 
 use netcode_proto::Key;
 use netcode_proto::server::DEFAULT_MAX_CONNECT_TOKEN_LIFETIME;
 
-use crate::socket::{DEFAULT_SOCKET_BUFFER_BYTES, PacketTagging};
+use crate::transport::udp::{DEFAULT_SOCKET_BUFFER_BYTES, PacketTagging};
+
+/// The most slots [`Server::start`](crate::Server::start) opens. The C
+/// library stops at 256; the core's per-packet cost does not depend on the
+/// slot count.
+pub const MAX_CLIENTS: usize = 4096;
 
 /// How a [`Server`](crate::Server) identifies itself, checks tokens and sets
 /// up its sockets.

@@ -17,8 +17,7 @@ use crate::clock::Clock;
 use crate::error::{CreateError, Family};
 use crate::link::{Inbox, Link, Outbox};
 use crate::random::os_random;
-use crate::socket::{self, SocketOptions, Sockets};
-use crate::transport::{BATCH_DATAGRAMS, Socket};
+use crate::transport::{self, BATCH_DATAGRAMS, Socket, SocketOptions, Sockets};
 
 impl Server<UdpSocket> {
     /// A stopped server on one public address, for example
@@ -34,7 +33,7 @@ impl Server<UdpSocket> {
     /// port, which then becomes the public address's port (see
     /// [`public_address`](Self::public_address)).
     pub fn new(address: impl ToAddress, config: ServerConfig) -> Result<Self, CreateError> {
-        Self::bind_with(address, None::<SocketAddr>, config, socket::keep_std)
+        Self::bind_with(address, None::<SocketAddr>, config, transport::keep_std)
     }
 
     /// A stopped dual-stack server: one IPv4 and one IPv6 public address
@@ -46,7 +45,7 @@ impl Server<UdpSocket> {
         address2: impl ToAddress,
         config: ServerConfig,
     ) -> Result<Self, CreateError> {
-        Self::bind_with(address, Some(address2), config, socket::keep_std)
+        Self::bind_with(address, Some(address2), config, transport::keep_std)
     }
 }
 
@@ -133,7 +132,6 @@ impl<S: Socket> Server<S> {
             clock: Clock::new(),
             retired: Stats::new(),
             rng: os_random(),
-            batching: false,
         })
     }
 }
@@ -146,7 +144,7 @@ fn public_addresses<A: ToAddress, B: ToAddress>(
     address2: Option<B>,
     config: &ServerConfig,
 ) -> Result<(SocketAddr, Option<SocketAddr>), CreateError> {
-    let (first, second) = socket::parse_addresses(address, address2)?;
+    let (first, second) = transport::parse_addresses(address, address2)?;
     if config.allow_unspecified_public_address {
         return Ok((first, second));
     }

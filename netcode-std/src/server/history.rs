@@ -21,7 +21,7 @@ use crate::history_store::{HistoryStore, HistoryWriter, StoreError};
 use crate::logging::TARGET;
 use crate::time::unix_time;
 
-use super::MAX_CLIENTS;
+use super::config::MAX_CLIENTS;
 
 /// The most unexpired tokens a history file may hold for a server to be
 /// made with it: eight times the largest history a server of this crate

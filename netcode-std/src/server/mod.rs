@@ -15,7 +15,7 @@ mod history;
 mod io;
 mod slots;
 
-pub use config::{BindMode, ServerConfig};
+pub use config::{BindMode, MAX_CLIENTS, ServerConfig};
 pub use history::MAX_RESTORED_TOKENS;
 pub use io::SERVER_LOOPBACK_QUEUE_SIZE;
 
@@ -27,22 +27,17 @@ use netcode_proto::server::{HeapStorage, Server as Core, ServerConfig as CoreCon
 use netcode_proto::stats::Stats;
 
 use crate::batch::{Batch, Batching};
-use crate::clock::{Clock, HostTime};
+use crate::clock::Clock;
 use crate::error::Family;
 use crate::link::{Inbox, ReadBudget};
 use crate::logging::TARGET;
 use crate::packet::PacketQueue;
 use crate::random::OsRandom;
-use crate::socket::{self, Path};
 use crate::stats::{TransportStats, accumulate};
-use crate::time::{unix_time, wait_past};
-use crate::transport::Socket;
+use crate::time::{HostTime, unix_time, wait_past};
+use crate::transport::{self, Path, Socket};
 use history::HistoryFile;
 use io::ServerIo;
-
-/// The most slots [`Server::start`] opens. The C library stops at 256; the
-/// core's per-packet cost does not depend on the slot count.
-pub const MAX_CLIENTS: usize = 4096;
 
 /// Slots the server's tables are made for at creation, so that any start
 /// of up to the reference's 256 slots reuses them; a larger start makes
@@ -113,8 +108,6 @@ pub struct Server<S: Socket = UdpSocket> {
     /// Counters of cores replaced when `start` needed more slots.
     retired: Stats,
     rng: OsRandom,
-    /// Whether a [`Batch`] holds the outgoing datagrams.
-    batching: bool,
 }
 
 impl Server<UdpSocket> {
@@ -134,7 +127,7 @@ impl Server<UdpSocket> {
         if let Some(limit) = self.io.history.as_ref().and_then(HistoryFile::poll_limit) {
             timeout = timeout.min(limit);
         }
-        socket::wait(self.io.link.sockets.all(), timeout)
+        transport::wait(self.io.link.sockets.all(), timeout)
     }
 }
 
@@ -344,9 +337,7 @@ impl<S: Socket> Server<S> {
     /// Sends the datagrams the last call produced, unless a batch holds
     /// them.
     fn finish(&mut self) {
-        if !self.batching {
-            self.io.link.flush();
-        }
+        self.io.link.finish();
     }
 
     /// Holds every datagram the server produces until the returned scope
@@ -479,8 +470,7 @@ impl<S: Socket> Server<S> {
 
 impl<S: Socket> Batching for Server<S> {
     fn set_batching(&mut self, on: bool) {
-        self.batching = on;
-        self.finish();
+        self.io.link.hold(on);
     }
 }
 
@@ -488,7 +478,7 @@ impl<S: Socket> Drop for Server<S> {
     /// Stops the server, so connected clients get disconnect packets, as
     /// the C library's `destroy` does.
     fn drop(&mut self) {
-        self.batching = false;
+        self.io.link.hold(false);
         self.stop();
     }
 }

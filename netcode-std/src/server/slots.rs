@@ -80,6 +80,13 @@ impl<S: Socket> Server<S> {
         self.io.events.pop()
     }
 
+    /// Whether an event waits for [`poll_event`](Self::poll_event): a
+    /// layer that hands events on (a callback per event) can skip the
+    /// poll after a call that caused none.
+    pub fn event_waiting(&self) -> bool {
+        !self.io.events.is_empty()
+    }
+
     /// Disconnects the client in slot `client_index` with 10 disconnect
     /// packets. Free and loopback slots are left alone.
     pub fn disconnect_client(&mut self, client_index: usize) {

@@ -54,6 +54,20 @@ pub fn recv_batch<S: Socket + ?Sized>(
     }
 }
 
+/// Whether `socket` sends several datagrams in one system call (`sendmmsg`,
+/// on Linux and Android, through its descriptor): only then does queuing
+/// datagrams to send them together pay.
+pub(crate) fn sends_batches<S: Socket + ?Sized>(socket: &S) -> bool {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let batches = socket.descriptor().is_some();
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let batches = {
+        let _ = socket;
+        false
+    };
+    batches
+}
+
 /// [`send_batch`] without the readiness wrapper.
 fn send_now<S: Socket + ?Sized>(socket: &S, datagrams: &[Transmit<'_>]) -> io::Result<usize> {
     #[cfg(any(target_os = "linux", target_os = "android"))]

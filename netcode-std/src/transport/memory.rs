@@ -179,6 +179,7 @@ impl MemoryNetwork {
             Ok(MemorySocket {
                 local: socket.local_addr()?,
                 net: net.clone(),
+                _bound: Some(socket),
             })
         }
     }
@@ -263,6 +264,10 @@ impl MemoryNetwork {
 pub struct MemorySocket {
     local: SocketAddr,
     net: MemoryNetwork,
+    /// The bound socket, kept so that its address stays this socket's
+    /// alone: a port given back to the OS could be bound again on the same
+    /// network.
+    _bound: Option<UdpSocket>,
 }
 
 impl MemorySocket {
@@ -308,6 +313,7 @@ mod tests {
         MemorySocket {
             local: address.parse().unwrap(),
             net: net.clone(),
+            _bound: None,
         }
     }
 

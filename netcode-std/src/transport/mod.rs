@@ -1,5 +1,26 @@
-//! The seam between [`Server`](crate::Server) / [`Client`](crate::Client)
-//! and the sockets under them.
+//! Everything between [`Server`](crate::Server) / [`Client`](crate::Client)
+//! and the sockets under them: the [`Socket`] seam, the sockets the host
+//! creates, and its batched datagram I/O.
+//!
+//! The files, by concern:
+//!
+//! * this file: the [`Socket`] trait, the default socket
+//!   ([`std::net::UdpSocket`]) and what a batch is made of;
+//! * `udp.rs`: creating and binding one UDP socket as the C reference does
+//!   (buffer sizes, `IPV6_V6ONLY`, packet tagging, non-blocking), and the
+//!   options a client or server sets on its sockets;
+//! * `sockets.rs`: a client's or server's set of sockets, one per address
+//!   family plus a server's relay, and the path a datagram takes;
+//! * `datagrams.rs` (with `linux.rs`, the `recvmmsg` / `sendmmsg` calls):
+//!   [`send_batch`] and [`recv_batch`], the one place that does datagram
+//!   I/O;
+//! * `wait.rs`: the blocking wait of the `std` client and server until a
+//!   socket is readable;
+//! * `relay.rs`: virtual peers, which reach a server through a relay
+//!   rather than its UDP sockets;
+//! * `memory` (feature `sim`): an in-memory network behind the seam.
+//!
+//! ## The seam
 //!
 //! Both types are generic over the [`Socket`] they send and receive
 //! through. The default is [`std::net::UdpSocket`], which every plain
@@ -89,6 +110,9 @@ mod linux;
 #[cfg(feature = "sim")]
 pub mod memory;
 mod relay;
+mod sockets;
+pub(crate) mod udp;
+mod wait;
 
 use std::fmt;
 use std::io;
@@ -96,9 +120,12 @@ use std::net::{SocketAddr, UdpSocket};
 
 use netcode_proto::constants::MAX_PACKET_BYTES;
 
-pub(crate) use datagrams::passes_over;
+pub(crate) use datagrams::{passes_over, sends_batches};
 pub use datagrams::{recv_batch, send_batch};
 pub use relay::{VIRTUAL_PEERS, is_virtual, virtual_address};
+pub(crate) use sockets::{Path, Sockets};
+pub(crate) use udp::{SocketOptions, keep_std, parse_addresses};
+pub(crate) use wait::wait;
 
 /// The most datagrams the host reads or sends in one batch (one system
 /// call where the platform batches). Larger batches measured no gain.

@@ -10,6 +10,11 @@
 //! would.
 #![allow(clippy::panic)]
 
+pub mod admitted;
+pub mod memory;
+
+pub use admitted::{AdmittedFrom, start_nowait};
+
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
@@ -18,6 +23,9 @@ use netcode_std::proto::Key;
 use netcode_std::{Client, ClientState, ConnectTokenBuilder, Server, ServerConfig};
 
 pub use netcode_proto::sim::fixtures::{PRIVATE_KEY, PROTOCOL_ID};
+
+#[cfg(unix)]
+pub mod browser;
 
 /// Every loop in these tests gives up after this long.
 pub const DEADLINE: Duration = Duration::from_secs(10);

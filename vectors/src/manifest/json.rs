@@ -1,204 +1,381 @@
-//! The manifest's JSON read strictly: an object reader that tracks which
-//! fields were read, so that a field nobody read is an error, and exact
-//! integer and hex readers (STANDARD.md: none; the manifest's own format).
+//! What maps the manifest's JSON onto its types beyond a field for a field
+//! (STANDARD.md: none; the manifest's own format):
+//!
+//! * every read goes through `serde_path_to_error`, so that an error names
+//!   the field it is in (`encryption.key_hex: invalid hex digit 'z'`);
+//! * byte strings are lowercase hex ([`hex`]);
+//! * a 64-bit value may come with a `<field>_hex` twin, which must agree
+//!   with it; it is checked and removed before a read ([`strip`]) and
+//!   written after ([`add_twins`]), so that no type holds it;
+//! * informational recipes of byte strings are accepted and dropped;
+//! * an object whose fields belong to several types side by side is taken
+//!   apart by the field names each type declares ([`take`]), and a type
+//!   that flattens another is read with the other's errors still naming
+//!   their field ([`read_flattened`]).
 
-use std::cell::RefCell;
-use std::collections::BTreeSet;
-
+use serde::de::{self, DeserializeOwned, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
+use serde_path_to_error::Segment;
 
-use crate::{Error, Result, hex};
+use crate::{Error, Result};
 
-pub(super) fn number_array<T: TryFrom<u64>, const N: usize>(
-    values: &[Value],
-    what: &str,
-) -> Result<[T; N]> {
-    if values.len() != N {
-        return Err(Error::new(format!(
-            "{what} has {} numbers, expected {N}",
-            values.len()
-        )));
-    }
-    let mut out = Vec::with_capacity(N);
-    for value in values {
-        let number = value
-            .as_u64()
-            .and_then(|n| T::try_from(n).ok())
-            .ok_or_else(|| Error::new(format!("{what} holds {value}, not a small integer")))?;
-        out.push(number);
-    }
-    out.try_into()
-        .map_err(|_| Error::new(format!("{what} has the wrong length")))
+/// The 64-bit fields, each an exact JSON integer with a `<field>_hex` twin:
+/// the same value as a `0x`-prefixed 16-digit numeral. A twin is optional
+/// to read and always written.
+const TWINNED: [&str; 9] = [
+    "server_global_sequence_base",
+    "client_id",
+    "protocol_id",
+    "create_timestamp",
+    "expire_timestamp",
+    "connect_token_expire_timestamp",
+    "sequence",
+    "challenge_sequence",
+    "challenge_token_sequence",
+];
+
+/// The byte strings `<x>_hex` that may come with a `<x>_recipe` saying how
+/// they were made: informational, accepted with any value and not kept.
+const WITH_RECIPE: [&str; 2] = ["user_data", "payload"];
+
+/// The twin of a 64-bit value.
+fn twin(value: u64) -> String {
+    format!("{value:#018x}")
 }
 
-/// A JSON object whose reads are tracked, so that [`Obj::finish`] can refuse
-/// fields nobody read.
-pub(super) struct Obj<'a> {
-    map: &'a Map<String, Value>,
-    what: &'static str,
-    used: RefCell<BTreeSet<&'a str>>,
-}
-
-impl<'a> Obj<'a> {
-    pub(super) fn new(value: &'a Value, what: &'static str) -> Result<Self> {
-        let map = value
-            .as_object()
-            .ok_or_else(|| Error::new(format!("{what} is not a JSON object")))?;
-        Ok(Self {
-            map,
-            what,
-            used: RefCell::new(BTreeSet::new()),
-        })
-    }
-
-    pub(super) fn keys(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        self.map.keys().map(String::as_str)
-    }
-
-    fn mark(&self, key: &str) {
-        if let Some((k, _)) = self.map.get_key_value(key) {
-            self.used.borrow_mut().insert(k.as_str());
-        }
-    }
-
-    fn get(&self, key: &str) -> Result<&'a Value> {
-        self.mark(key);
-        self.map
-            .get(key)
-            .ok_or_else(|| Error::new(format!("{} has no field {key:?}", self.what)))
-    }
-
-    /// Marks informational fields as read, whether present or not.
-    pub(super) fn ignore(&self, keys: &[&str]) {
-        for key in keys {
-            self.mark(key);
-        }
-    }
-
-    pub(super) fn str(&self, key: &str) -> Result<&'a str> {
-        self.get(key)?
-            .as_str()
-            .ok_or_else(|| Error::new(format!("{key} is not a string")))
-    }
-
-    pub(super) fn bool(&self, key: &str) -> Result<bool> {
-        self.get(key)?
-            .as_bool()
-            .ok_or_else(|| Error::new(format!("{key} is not a boolean")))
-    }
-
-    /// An exact unsigned 64-bit integer. When the `<key>_hex` twin exists it
-    /// must be the same value as a `0x`-prefixed 16-digit numeral.
-    pub(super) fn u64(&self, key: &str) -> Result<u64> {
-        let value = self.get(key)?;
-        let number = value
-            .as_u64()
-            .ok_or_else(|| Error::new(format!("{key} is {value}, not an exact u64")))?;
-        let twin = format!("{key}_hex");
-        if self.map.contains_key(&twin) {
-            let text = self.str(&twin)?;
-            let expected = format!("{number:#018x}");
-            if text != expected {
-                return Err(Error::new(format!(
-                    "{twin} is {text:?} but {key} is {number} ({expected})"
-                )));
+/// Checks the twins in the object `value` and every object within it, and
+/// removes them and the recipes; `path` names `value` in errors (empty at
+/// the top). A twin or recipe is refused where its field is not given.
+pub(super) fn strip(value: &mut Value, path: &str) -> Result<()> {
+    let at = |message: String| match path {
+        "" => Error::new(message),
+        _ => Error::new(message).context(path),
+    };
+    match value {
+        Value::Object(fields) => {
+            for name in TWINNED {
+                let key = format!("{name}_hex");
+                let Some(text) = fields.remove(&key) else {
+                    continue;
+                };
+                let Some(number) = fields.get(name) else {
+                    return Err(at(format!("{key} is given without {name}")));
+                };
+                // A null twin is no twin. A value that is not a 64-bit
+                // integer is refused when the object is read.
+                let text =
+                    Option::<String>::deserialize(&text).map_err(|e| at(format!("{key}: {e}")))?;
+                if let (Some(text), Some(number)) = (text, number.as_u64())
+                    && text != twin(number)
+                {
+                    let expected = twin(number);
+                    return Err(at(format!(
+                        "{key} is {text:?} but {name} is {number} ({expected})"
+                    )));
+                }
+            }
+            for name in WITH_RECIPE {
+                let key = format!("{name}_recipe");
+                if fields.remove(&key).is_some() && !fields.contains_key(&format!("{name}_hex")) {
+                    return Err(at(format!("{key} is given without {name}_hex")));
+                }
+            }
+            for (key, child) in fields.iter_mut() {
+                let child_path = match path {
+                    "" => key.clone(),
+                    _ => format!("{path}.{key}"),
+                };
+                strip(child, &child_path)?;
             }
         }
-        Ok(number)
-    }
-
-    pub(super) fn small<T: TryFrom<u64>>(&self, key: &str, type_name: &str) -> Result<T> {
-        let number = self.u64(key)?;
-        T::try_from(number)
-            .map_err(|_| Error::new(format!("{key} is {number}, too large for {type_name}")))
-    }
-
-    pub(super) fn usize(&self, key: &str) -> Result<usize> {
-        self.small(key, "usize")
-    }
-
-    pub(super) fn u32(&self, key: &str) -> Result<u32> {
-        self.small(key, "u32")
-    }
-
-    pub(super) fn u16(&self, key: &str) -> Result<u16> {
-        self.small(key, "u16")
-    }
-
-    pub(super) fn u8(&self, key: &str) -> Result<u8> {
-        self.small(key, "u8")
-    }
-
-    pub(super) fn i32(&self, key: &str) -> Result<i32> {
-        let value = self.get(key)?;
-        value
-            .as_i64()
-            .and_then(|n| i32::try_from(n).ok())
-            .ok_or_else(|| Error::new(format!("{key} is {value}, not a signed 32-bit integer")))
-    }
-
-    /// A byte string from a `*_hex` field.
-    pub(super) fn hex(&self, key: &str) -> Result<Vec<u8>> {
-        hex::decode(self.str(key)?).map_err(|e| e.context(key))
-    }
-
-    pub(super) fn hex_array<const N: usize>(&self, key: &str) -> Result<[u8; N]> {
-        hex::decode_array(self.str(key)?).map_err(|e| e.context(key))
-    }
-
-    pub(super) fn obj(&self, key: &str) -> Result<Obj<'a>> {
-        Obj::new(self.get(key)?, "object").map_err(|e| e.context(key))
-    }
-
-    pub(super) fn array(&self, key: &str) -> Result<&'a Vec<Value>> {
-        self.get(key)?
-            .as_array()
-            .ok_or_else(|| Error::new(format!("{key} is not an array")))
-    }
-
-    /// Fails when the object has a field that was never read.
-    pub(super) fn finish(&self) -> Result<()> {
-        let used = self.used.borrow();
-        let unknown: Vec<&str> = self
-            .map
-            .keys()
-            .map(String::as_str)
-            .filter(|k| !used.contains(k))
-            .collect();
-        if unknown.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::new(format!(
-                "{} has fields this parser does not check: {unknown:?}",
-                self.what
-            )))
+        Value::Array(items) => {
+            for (index, item) in items.iter_mut().enumerate() {
+                strip(item, &format!("{path}[{index}]"))?;
+            }
         }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Writes the twin of every 64-bit field in the object `value` and every
+/// object within it.
+pub(super) fn add_twins(value: &mut Value) {
+    match value {
+        Value::Object(fields) => {
+            for (key, mut child) in std::mem::take(fields) {
+                add_twins(&mut child);
+                let number = child.as_u64().filter(|_| TWINNED.contains(&key.as_str()));
+                if let Some(number) = number {
+                    fields.insert(format!("{key}_hex"), Value::from(twin(number)));
+                }
+                fields.insert(key, child);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(add_twins),
+        _ => {}
+    }
+}
+
+/// Reads `T` from `value`; an error names the path to the field that
+/// failed (`server_addresses[1].port: ...`), or for an unknown field, to
+/// the object it is in (`encryption: unknown field `z``).
+pub(super) fn read<T: DeserializeOwned>(value: &Value) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let message = e.inner().to_string();
+        let mut path = e.path().to_string();
+        // serde_path_to_error ends the path of an unknown field with the
+        // field itself, which the message names already.
+        if let Some(Segment::Map { key }) = e.path().iter().next_back()
+            && message.starts_with(&format!("unknown field `{key}`"))
+        {
+            path.truncate(path.len() - key.len());
+            path.truncate(path.trim_end_matches('.').len());
+        }
+        match path.as_str() {
+            "" | "." => Error::new(message),
+            _ => Error::new(format!("{path}: {message}")),
+        }
+    })
+}
+
+/// Takes the fields `T` declares out of the object `fields`, and reads `T`
+/// from them.
+pub(super) fn take<T: DeserializeOwned>(fields: &mut Map<String, Value>) -> Result<T> {
+    let own = field_names::<T>()
+        .iter()
+        .filter_map(|name| fields.remove_entry(*name))
+        .collect();
+    read(&Value::Object(own))
+}
+
+/// Reads `T` from the object `fields`, all of whose fields must be `T`'s.
+pub(super) fn read_all<T: DeserializeOwned>(mut fields: Map<String, Value>) -> Result<T> {
+    let value = take(&mut fields)?;
+    refuse_rest(&fields)?;
+    Ok(value)
+}
+
+/// Refuses the fields left in an object once every type it holds has
+/// taken its own.
+pub(super) fn refuse_rest(fields: &Map<String, Value>) -> Result<()> {
+    if fields.is_empty() {
+        return Ok(());
+    }
+    let unknown: Vec<String> = fields.keys().map(|key| format!("`{key}`")).collect();
+    Err(Error::new(format!("unknown field {}", unknown.join(", "))))
+}
+
+/// Reads `T`, into which `P` is flattened (`#[serde(flatten)]`), from the
+/// object `fields`. serde reads a flattened part from a buffer, where an
+/// error loses its path, so `P` is first read on its own fields: an error
+/// in one of them then names it.
+pub(super) fn read_flattened<P, T>(fields: Map<String, Value>) -> Result<T>
+where
+    P: DeserializeOwned,
+    T: DeserializeOwned,
+{
+    take::<P>(&mut fields.clone())?;
+    read(&Value::Object(fields))
+}
+
+/// [`read_flattened`] for a nested object (`deserialize_with`); an error
+/// names the path within it.
+pub(super) fn flattened<'de, D, P, T>(deserializer: D) -> std::result::Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    P: DeserializeOwned,
+    T: DeserializeOwned,
+{
+    let fields = Map::deserialize(deserializer)?;
+    read_flattened::<P, T>(fields).map_err(|e| de::Error::custom(e.message()))
+}
+
+/// Reads an optional field that must be given (`deserialize_with`):
+/// missing, it is an error rather than `None`.
+pub(super) fn given<'de, D, T>(deserializer: D) -> std::result::Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+/// The JSON names of the fields of the derived struct `T`, as its
+/// `Deserialize` lists them to the deserializer. (serde has no other way to
+/// ask; a struct with a flattened field lists none.)
+fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
+    /// A deserializer that only records the field names a struct asks for.
+    struct Probe(&'static [&'static str]);
+
+    impl<'de> Deserializer<'de> for &mut Probe {
+        type Error = de::value::Error;
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            fields: &'static [&'static str],
+            _visitor: V,
+        ) -> std::result::Result<V::Value, Self::Error> {
+            self.0 = fields;
+            Err(de::Error::custom("only the field names were wanted"))
+        }
+
+        fn deserialize_any<V: Visitor<'de>>(
+            self,
+            _visitor: V,
+        ) -> std::result::Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+
+    let mut probe = Probe(&[]);
+    // The probe always fails, once it has the names.
+    let _ = T::deserialize(&mut probe);
+    probe.0
+}
+
+/// A byte string as lowercase hex (`with = "json::hex"`): a `Vec<u8>` of
+/// any length, or an array of exactly its length.
+pub(super) mod hex {
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    use crate::Result;
+
+    /// A byte string that can be read from hex.
+    pub(crate) trait FromHex: Sized {
+        /// Decodes `text`, refusing a wrong length.
+        fn from_hex(text: &str) -> Result<Self>;
+    }
+
+    impl FromHex for Vec<u8> {
+        fn from_hex(text: &str) -> Result<Self> {
+            crate::hex::decode(text)
+        }
+    }
+
+    impl<const N: usize> FromHex for [u8; N] {
+        fn from_hex(text: &str) -> Result<Self> {
+            crate::hex::decode_array(text)
+        }
+    }
+
+    pub(crate) fn serialize<S: Serializer>(
+        bytes: &impl AsRef<[u8]>,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(&crate::hex::encode(bytes.as_ref()))
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>, B: FromHex>(
+        deserializer: D,
+    ) -> std::result::Result<B, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        B::from_hex(&text).map_err(|e| de::Error::custom(e.message()))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
-    #[test]
-    fn u64_is_exact_and_checked_against_its_hex_twin() {
-        let value: Value = serde_json::from_str(
-            r#"{"a": 18446744073709551615, "a_hex": "0xffffffffffffffff", "b": 1.5, "c": 2, "c_hex": "0x0000000000000003"}"#,
-        )
-        .unwrap();
-        let obj = Obj::new(&value, "test").unwrap();
-        assert_eq!(obj.u64("a").unwrap(), u64::MAX);
-        assert!(obj.u64("b").is_err());
-        assert!(obj.u64("c").is_err());
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Head {
+        name: String,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Body {
+        #[serde(rename = "type")]
+        kind: u8,
+        extra: Option<u8>,
+    }
+
+    fn object(value: Value) -> Map<String, Value> {
+        let Value::Object(fields) = value else {
+            panic!("not an object: {value}");
+        };
+        fields
     }
 
     #[test]
-    fn timeout_is_signed_32_bit() {
-        let value: Value =
-            serde_json::from_str(r#"{"t": -1, "u": 2147483648, "v": -2147483648}"#).unwrap();
-        let obj = Obj::new(&value, "test").unwrap();
-        assert_eq!(obj.i32("t").unwrap(), -1);
-        assert!(obj.i32("u").is_err());
-        assert_eq!(obj.i32("v").unwrap(), i32::MIN);
+    fn an_object_splits_among_its_types() {
+        let mut fields = object(json!({"name": "x", "type": 3, "z": 0}));
+        let head: Head = take(&mut fields).unwrap();
+        assert_eq!(head.name, "x");
+        let body: Body = take(&mut fields).unwrap();
+        let expected = Body {
+            kind: 3,
+            extra: None,
+        };
+        assert_eq!(body, expected);
+        // What no type took is left, and refused.
+        assert_eq!(Value::Object(fields.clone()), json!({"z": 0}));
+        assert_eq!(
+            refuse_rest(&fields).unwrap_err().message(),
+            "unknown field `z`"
+        );
+        let err = read_all::<Head>(object(json!({"name": "x", "a": 0, "b": 1}))).unwrap_err();
+        assert_eq!(err.message(), "unknown field `a`, `b`");
+
+        let err = take::<Body>(&mut object(json!({"name": "x"}))).unwrap_err();
+        assert_eq!(err.message(), "missing field `type`");
+        let err = take::<Body>(&mut object(json!({"type": -3}))).unwrap_err();
+        assert!(err.message().starts_with("type: invalid value"), "{err}");
+    }
+
+    #[test]
+    fn twins_are_checked_removed_and_written_back() {
+        let written = json!({
+            "sequence": 5, "sequence_hex": "0x0000000000000005", "sequence_bytes": 1,
+            "inner": [{"protocol_id": 1, "protocol_id_hex": "0x0000000000000001"}],
+            "user_data_hex": "", "user_data_recipe": "zeros",
+        });
+        let mut value = written.clone();
+        strip(&mut value, "").unwrap();
+        let read = json!({
+            "sequence": 5, "sequence_bytes": 1, "inner": [{"protocol_id": 1}], "user_data_hex": "",
+        });
+        assert_eq!(value, read);
+        add_twins(&mut value);
+        let mut expected = written;
+        expected.as_object_mut().unwrap().remove("user_data_recipe");
+        assert_eq!(value, expected);
+
+        let mut value =
+            json!({"inner": [{"protocol_id": 1, "protocol_id_hex": "0x0000000000000002"}]});
+        assert_eq!(
+            strip(&mut value, "top").unwrap_err().message(),
+            "top.inner[0]: protocol_id_hex is \"0x0000000000000002\" but protocol_id is 1 \
+             (0x0000000000000001)"
+        );
+        // A twin may be null; without its value, it is refused, and so is a
+        // recipe without its byte string.
+        let mut value = json!({"sequence": 5, "sequence_hex": null});
+        strip(&mut value, "").unwrap();
+        assert_eq!(value, json!({"sequence": 5}));
+        let mut value = json!({"sequence": 5, "sequence_hex": 5});
+        let err = strip(&mut value, "").unwrap_err();
+        assert_eq!(
+            err.message(),
+            "sequence_hex: invalid type: integer `5`, expected a string"
+        );
+        let mut value = json!({"sequence_hex": "0x0000000000000005"});
+        let err = strip(&mut value, "").unwrap_err();
+        assert_eq!(err.message(), "sequence_hex is given without sequence");
+        let mut value = json!({"payload_recipe": ""});
+        let err = strip(&mut value, "").unwrap_err();
+        assert_eq!(err.message(), "payload_recipe is given without payload_hex");
     }
 }

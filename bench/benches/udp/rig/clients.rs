@@ -1,7 +1,6 @@
-//! The clients of the UDP run, all on the calling thread: the window each
-//! keeps in flight ([`Flow`]), what they count ([`Tally`]), and the netcode
-//! clients of each implementation (the bare clients of the floor are in
-//! `floor.rs`).
+//! The netcode clients of the UDP run, all on the calling thread, one set
+//! per implementation (the bare clients of the floor are in `floor.rs`;
+//! what every set keeps and counts, in `echo.rs`).
 //!
 //! * **netcode-mio**: N clients in one `mio::Poll`: `handle_readable` per
 //!   event, then their queues and windows, each client's window sent inside
@@ -14,7 +13,7 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use netcode_bench::{
+use netcode_bench::fixtures::{
     EXPIRE_SECONDS, PRIVATE_KEY, PROTOCOL_ID, TIMEOUT_SECONDS, USER_DATA, payload,
 };
 use netcode_mio::mio::net::UdpSocket;
@@ -23,92 +22,11 @@ use netcode_mio::proto::Key;
 use netcode_mio::{ClientConfig, ClientState, ConnectTokenBuilder, Registered};
 use renetcode::{ClientAuthentication, ConnectToken, NetcodeClient};
 
-use super::cpu::{Clock, unix_now};
+use super::clock::{Clock, unix_now};
+use super::echo::{EchoClients, Flow, SWEEP_SECONDS, Tally};
 use super::floor::BareClients;
+use super::kinds::{ClientKind, PAYLOAD_BYTES};
 use super::net::{MAX_WAIT, poll, retry, udp_socket};
-use super::{ClientKind, PAYLOAD_BYTES};
-
-/// How often the client loops sweep every client (update, lost windows)
-/// and the renetcode loops run their timers.
-pub(super) const SWEEP_SECONDS: f64 = 0.005;
-
-/// A payload not echoed for this long is counted lost and leaves its
-/// client's window.
-const LOSS_SECONDS: f64 = 0.5;
-
-/// Bytes at the start of every payload that carry its id.
-const ID_BYTES: usize = 8;
-
-/// How long the clients have to connect.
-pub(super) const CONNECT_SECONDS: f64 = 30.0;
-
-/// What the clients counted over the whole run.
-#[derive(Default)]
-pub(super) struct Tally {
-    pub(super) echoes: u64,
-    pub(super) lost: u64,
-    pub(super) wrong: u64,
-}
-
-/// One client's window: the payloads it has in flight, by id (the first
-/// bytes of each payload, which the echo brings back), with their send
-/// times.
-#[derive(Default, Clone)]
-pub(super) struct Flow {
-    next_id: u64,
-    in_flight: Vec<(u64, f64)>,
-}
-
-impl Flow {
-    /// Writes the id of the payload `ahead` after the next one into the
-    /// start of `payload`.
-    pub(super) fn stamp(&self, ahead: u64, payload: &mut [u8]) {
-        payload[..ID_BYTES].copy_from_slice(&(self.next_id + ahead).to_le_bytes());
-    }
-
-    /// The next stamped payload left.
-    pub(super) fn sent(&mut self, now: f64) {
-        self.in_flight.push((self.next_id, now));
-        self.next_id += 1;
-    }
-
-    /// An echo arrived: `payload` is what it carried. An echo of the wrong
-    /// length is counted wrong; one of a payload already counted lost
-    /// changes nothing but the echo count.
-    pub(super) fn echo(&mut self, payload: &[u8], tally: &mut Tally) {
-        tally.echoes += 1;
-        if payload.len() != PAYLOAD_BYTES {
-            tally.wrong += 1;
-            return;
-        }
-        let mut id = [0; ID_BYTES];
-        id.copy_from_slice(&payload[..ID_BYTES]);
-        let id = u64::from_le_bytes(id);
-        if let Some(i) = self.in_flight.iter().position(|(sent, _)| *sent == id) {
-            self.in_flight.swap_remove(i);
-        }
-    }
-
-    /// How many payloads may be sent now, after counting those in flight
-    /// too long as lost.
-    pub(super) fn room(&mut self, now: f64, window: usize, tally: &mut Tally) -> usize {
-        let before = self.in_flight.len();
-        self.in_flight
-            .retain(|(_, sent)| now - sent <= LOSS_SECONDS);
-        tally.lost += (before - self.in_flight.len()) as u64;
-        window.saturating_sub(self.in_flight.len())
-    }
-}
-
-/// N clients of one implementation, all driven from this thread.
-pub(super) trait EchoClients {
-    /// Clients connected.
-    fn connected(&self) -> usize;
-    /// Waits briefly for datagrams (where the implementation can wait),
-    /// handles them, counts echoes and tops every connected client's window
-    /// up to `window` payloads in flight (0: send nothing).
-    fn turn(&mut self, clock: Clock, window: usize, tally: &mut Tally);
-}
 
 /// `n` clients of `which`, connecting to `server`.
 pub(super) fn new_clients(

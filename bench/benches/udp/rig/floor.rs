@@ -13,7 +13,7 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use netcode_bench::payload;
+use netcode_bench::fixtures::payload;
 use netcode_mio::Family;
 use netcode_mio::mio::{Events, Poll, Token};
 use netcode_mio::netcode_std::transport::{
@@ -24,11 +24,10 @@ use netcode_proto::bytes::Writer;
 use netcode_proto::constants::{MAC_BYTES, MAX_PACKET_BYTES};
 use netcode_proto::packet::write_prefix_and_sequence;
 
-use super::PAYLOAD_BYTES;
-use super::clients::{EchoClients, Flow, SWEEP_SECONDS, Tally};
-use super::cpu::Clock;
+use super::clock::Clock;
+use super::echo::{Counters, EchoClients, EchoServer, Flow, SWEEP_SECONDS, Tally, Totals};
+use super::kinds::PAYLOAD_BYTES;
 use super::net::{BatchedSocket, MAX_WAIT, poll, retry, udp_socket};
-use super::servers::{Counters, EchoServer, Totals};
 
 /// Receive buffers and their senders for one batch.
 struct Inbox {

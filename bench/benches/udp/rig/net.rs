@@ -113,13 +113,3 @@ fn descriptor_limit() -> Option<usize> {
     let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
     line.split_whitespace().nth(3)?.parse().ok()
 }
-
-/// The system's count of UDP datagrams dropped for a full receive buffer
-/// (`RcvbufErrors` in `/proc/net/snmp`, Linux), all sockets together.
-pub(super) fn receive_buffer_drops() -> Option<u64> {
-    let snmp = std::fs::read_to_string("/proc/net/snmp").ok()?;
-    let mut udp = snmp.lines().filter(|l| l.starts_with("Udp:"));
-    let (names, values) = (udp.next()?, udp.next()?);
-    let column = names.split_whitespace().position(|n| n == "RcvbufErrors")?;
-    values.split_whitespace().nth(column)?.parse().ok()
-}

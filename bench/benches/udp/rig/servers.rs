@@ -27,83 +27,26 @@
 //! publishes them with its count of connected clients.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, mpsc};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID};
+use netcode_bench::fixtures::{PRIVATE_KEY, PROTOCOL_ID};
+use netcode_bench::machine::ThreadCpu;
 use netcode_mio::mio::net::UdpSocket;
 use netcode_mio::mio::{Events, Interest, Poll, Token};
 use netcode_mio::netcode_std::transport::Socket;
-use netcode_mio::proto::{Key, PacketType};
-use netcode_mio::{Family, Registered, RegisteredSocket, ServerConfig};
+use netcode_mio::{Family, Registered, RegisteredSocket};
 use renetcode::{NetcodeServer, ServerAuthentication, ServerResult};
 
-use super::ServerKind;
-use super::clients::SWEEP_SECONDS;
-use super::cpu::{Clock, ThreadCpu, unix_now};
+use super::clock::{Clock, unix_now};
+use super::echo::{Counters, Counts, EchoServer, SWEEP_SECONDS, Totals, config};
 use super::floor::FloorServer;
+use super::kinds::ServerKind;
 use super::net::{MAX_WAIT, PerCallSocket, poll, retry, udp_socket};
 use super::std_server::StdServer;
 use super::tokio_server::TokioServer;
-
-/// What a server's thread counts, read by the clients' thread.
-#[derive(Default)]
-pub(super) struct Counters {
-    /// Payloads received and echoed so far.
-    payloads: AtomicU64,
-    /// Datagrams received and sent, where the server counts them.
-    datagrams: AtomicU64,
-    /// Calls to the socket's batch methods, where the server counts them.
-    calls: AtomicU64,
-    /// Keep-alive packets sent and received, where the server counts them.
-    keep_alives: AtomicU64,
-}
-
-/// The counters at one moment.
-pub(super) struct Counts {
-    pub(super) payloads: u64,
-    pub(super) datagrams: u64,
-    pub(super) calls: u64,
-    pub(super) keep_alives: u64,
-}
-
-/// A server's running totals of what it moved.
-#[derive(Default)]
-pub(super) struct Totals {
-    /// Datagrams received and sent.
-    pub(super) datagrams: u64,
-    /// Calls to the socket's batch methods.
-    pub(super) calls: u64,
-    /// Keep-alive packets sent and received.
-    pub(super) keep_alives: u64,
-}
-
-impl Counters {
-    /// Adds `payloads` echoed.
-    pub(super) fn echoed(&self, payloads: u64) {
-        if payloads > 0 {
-            self.payloads.fetch_add(payloads, Relaxed);
-        }
-    }
-
-    /// Sets the server's running totals.
-    pub(super) fn totals(&self, totals: &Totals) {
-        self.datagrams.store(totals.datagrams, Relaxed);
-        self.calls.store(totals.calls, Relaxed);
-        self.keep_alives.store(totals.keep_alives, Relaxed);
-    }
-
-    fn read(&self) -> Counts {
-        Counts {
-            payloads: self.payloads.load(Relaxed),
-            datagrams: self.datagrams.load(Relaxed),
-            calls: self.calls.load(Relaxed),
-            keep_alives: self.keep_alives.load(Relaxed),
-        }
-    }
-}
 
 /// What `Shared::connected` holds for a server that has no connections.
 const NO_CONNECTIONS: usize = usize::MAX;
@@ -216,18 +159,6 @@ impl ServerThread {
     }
 }
 
-/// A server that echoes every payload to its sender.
-pub(super) trait EchoServer {
-    /// The address tokens list.
-    fn address(&self) -> SocketAddr;
-    /// Connected clients, or `None` for a server without connections.
-    fn connected(&self) -> Option<usize>;
-    /// Waits for datagrams (at most `wait`, where the implementation can
-    /// wait at all), handles them, sends what is due and echoes every
-    /// payload, counting them in `counters`.
-    fn turn(&mut self, clock: Clock, wait: Duration, counters: &Counters) -> Result<(), String>;
-}
-
 fn new_server(
     which: ServerKind,
     slots: usize,
@@ -266,10 +197,6 @@ struct OursServer<S: Socket> {
     poll: Poll,
     events: Events,
     server: netcode_mio::netcode_std::Server<S>,
-}
-
-pub(super) fn config() -> ServerConfig {
-    ServerConfig::new(PROTOCOL_ID, Key::from_bytes(PRIVATE_KEY))
 }
 
 impl OursServer<RegisteredSocket> {
@@ -347,14 +274,10 @@ impl<S: OursSocket> EchoServer for OursServer<S> {
         }
         drop(server);
         counters.echoed(echoed);
-        let transport = self.server.transport_stats();
-        let protocol = self.server.stats();
-        counters.totals(&Totals {
-            datagrams: transport.datagrams_received + transport.datagrams_sent,
-            calls: transport.receive_calls + transport.send_calls,
-            keep_alives: protocol.sent(PacketType::KeepAlive)
-                + protocol.received(PacketType::KeepAlive),
-        });
+        counters.totals(&Totals::ours(
+            self.server.transport_stats(),
+            &self.server.stats(),
+        ));
         Ok(())
     }
 }

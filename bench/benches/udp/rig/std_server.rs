@@ -10,10 +10,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use netcode_mio::netcode_std;
-use netcode_mio::proto::PacketType;
 
-use super::cpu::Clock;
-use super::servers::{Counters, EchoServer, Totals, config};
+use super::clock::Clock;
+use super::echo::{Counters, EchoServer, Totals, config};
 
 pub(super) struct StdServer {
     server: netcode_std::Server,
@@ -52,13 +51,10 @@ impl EchoServer for StdServer {
         }
         drop(batch);
         counters.echoed(echoed);
-        let (transport, protocol) = (self.server.transport_stats(), self.server.stats());
-        counters.totals(&Totals {
-            datagrams: transport.datagrams_received + transport.datagrams_sent,
-            calls: transport.receive_calls + transport.send_calls,
-            keep_alives: protocol.sent(PacketType::KeepAlive)
-                + protocol.received(PacketType::KeepAlive),
-        });
+        counters.totals(&Totals::ours(
+            self.server.transport_stats(),
+            &self.server.stats(),
+        ));
         Ok(())
     }
 }

@@ -6,10 +6,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use netcode_mio::proto::PacketType;
-
-use super::cpu::Clock;
-use super::servers::{Counters, EchoServer, Totals, config};
+use super::clock::Clock;
+use super::echo::{Counters, EchoServer, Totals, config};
 
 pub(super) struct TokioServer {
     runtime: tokio::runtime::Runtime,
@@ -56,13 +54,7 @@ impl EchoServer for TokioServer {
         }
         drop(batch);
         counters.echoed(echoed);
-        let (transport, protocol) = (server.transport_stats(), server.stats());
-        counters.totals(&Totals {
-            datagrams: transport.datagrams_received + transport.datagrams_sent,
-            calls: transport.receive_calls + transport.send_calls,
-            keep_alives: protocol.sent(PacketType::KeepAlive)
-                + protocol.received(PacketType::KeepAlive),
-        });
+        counters.totals(&Totals::ours(server.transport_stats(), &server.stats()));
         Ok(())
     }
 }

@@ -25,7 +25,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use netcode_bench::cli::{Options, Spread};
-use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID, SERVER, USER_DATA, request_bytes};
+use netcode_bench::fixtures::{PRIVATE_KEY, PROTOCOL_ID, SERVER, USER_DATA, request_bytes};
+use netcode_bench::machine::load_average;
 use netcode_proto::Key;
 use netcode_proto::io::Output;
 use netcode_proto::server::{
@@ -35,7 +36,7 @@ use netcode_proto::server::{
 use netcode_proto::token::{ConnectTokenParams, generate_connect_token};
 use netcode_std::history_store::{HistoryStore, HistoryWriter};
 
-use crate::summary::{load_average, quantile_ms, remove, scratch};
+use crate::summary::{quantile_ms, remove, scratch};
 
 /// Requests in the pool: the writer's bound and a quarter more, so that
 /// the writer is never short of requests to take.

@@ -31,14 +31,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use netcode_bench::cli::{Options, Spread};
-use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID, payload, request_bytes};
+use netcode_bench::fixtures::{PRIVATE_KEY, PROTOCOL_ID, payload, request_bytes};
+use netcode_bench::machine::load_average;
 use netcode_proto::PacketType;
 use netcode_proto::stats::DropReason;
 use netcode_std::{
     BindMode, Client, ClientState, ConnectTokenBuilder, Key, Server, ServerConfig, ServerEvent,
 };
 
-use crate::summary::{load_average, quantile_ms, remove, scratch};
+use crate::summary::{quantile_ms, remove, scratch};
 
 /// Clients connected through the flood.
 const CLIENTS: usize = 3;

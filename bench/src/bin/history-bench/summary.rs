@@ -1,6 +1,7 @@
 //! What both cases share besides `netcode_bench::cli`'s options and
-//! medians: percentiles, the load average, and the scratch history files
-//! (with their lock and compaction files) removed after each run.
+//! medians and `netcode_bench::machine`'s load average: percentiles, and
+//! the scratch history files (with their lock and compaction files)
+//! removed after each run.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -14,18 +15,6 @@ pub(crate) fn quantile_ms(durations: &mut [Duration], q: f64) -> f64 {
     durations.sort_unstable();
     let rank = ((q * durations.len() as f64).ceil() as usize).clamp(1, durations.len());
     durations[rank - 1].as_secs_f64() * 1e3
-}
-
-/// The 1, 5 and 15 minute load averages, as `/proc/loadavg` has them.
-pub(crate) fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|text| {
-            text.split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// A history file path of this process in `dir`, named for `what`, with

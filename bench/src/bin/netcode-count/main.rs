@@ -63,12 +63,3 @@ fn main() -> ExitCode {
         }
     }
 }
-
-/// One tick of the `tick-` cases: 60 Hz.
-const TICK: std::time::Duration = std::time::Duration::from_micros(16_667);
-
-/// Payload sizes of the `send-`, `receive-` and `loopback-` cases, and
-/// client counts of the `tick-` cases.
-fn size(case: &str, prefix: &str) -> Option<usize> {
-    case.strip_prefix(prefix)?.parse().ok()
-}

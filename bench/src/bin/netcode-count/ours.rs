@@ -4,18 +4,16 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use netcode_bench::count::{in_batches, measure};
-use netcode_bench::{
-    Discard, Last, TickDatagram, client_address, connected, garbage_request, handshake, payload,
-    request_bytes, restart, send_from_each, server, token_bytes, token_params,
+use netcode_bench::count::{in_batches, measure, measured_once, sized};
+use netcode_bench::fixtures::{
+    Discard, Last, PRIVATE_KEY, PROTOCOL_ID, TICK, TickDatagram, client_address, connected,
+    garbage_request, handshake, payload, request_bytes, restart, send_from_each, server,
+    token_bytes, token_params,
 };
 use netcode_proto::Key;
 use netcode_proto::client::Client;
 use netcode_proto::seeded::SeededRng;
 use netcode_proto::token::generate_connect_token;
-
-use super::{TICK, size};
-use netcode_bench::count::measured_once;
 
 /// Requests or handshakes per server start: within a 256-slot server's
 /// mappings and token history.
@@ -23,7 +21,7 @@ const BATCH: usize = 256;
 
 /// Runs `case` `n` times; the time of the measured loops.
 pub(crate) fn run(case: &str, n: usize) -> Option<Duration> {
-    if let Some(len) = size(case, "send-") {
+    if let Some(len) = sized(case, "send-") {
         let data = payload(len);
         let mut pair = connected(1, 1);
         let now = pair.now;
@@ -34,7 +32,7 @@ pub(crate) fn run(case: &str, n: usize) -> Option<Duration> {
             black_box(client.send_payload(now, &data, &mut out).is_ok());
         }));
     }
-    if let Some(len) = size(case, "receive-") {
+    if let Some(len) = sized(case, "receive-") {
         let data = payload(len);
         let mut pair = connected(1, 2);
         let now = pair.now;
@@ -56,10 +54,10 @@ pub(crate) fn run(case: &str, n: usize) -> Option<Duration> {
         assert_eq!(pair.server.stats().dropped_total(), 0, "every payload read");
         return Some(elapsed);
     }
-    if let Some(len) = size(case, "loopback-") {
+    if let Some(len) = sized(case, "loopback-") {
         return Some(loopback(len, n));
     }
-    if let Some(clients) = size(case, "tick-") {
+    if let Some(clients) = sized(case, "tick-") {
         return Some(ticks(clients, n));
     }
     match case {
@@ -82,7 +80,7 @@ pub(crate) fn run(case: &str, n: usize) -> Option<Duration> {
         }
         "handshake" => Some(handshakes(n)),
         "token" => {
-            let key = Key::from_bytes(netcode_bench::PRIVATE_KEY);
+            let key = Key::from_bytes(PRIVATE_KEY);
             let params = token_params(&key, 42);
             let mut rng = getrandom::rand_core::UnwrapErr(getrandom::SysRng);
             let mut inputs = vec![(); n];
@@ -159,11 +157,11 @@ fn handshakes(n: usize) -> Duration {
 /// bytes, each sent by the client, read by the server's update and taken.
 fn loopback(len: usize, n: usize) -> Duration {
     use netcode_std::{Client, ClientState, ConnectTokenBuilder, Server, ServerConfig};
-    let key = Key::from_bytes(netcode_bench::PRIVATE_KEY);
-    let config = ServerConfig::new(netcode_bench::PROTOCOL_ID, key.clone());
+    let key = Key::from_bytes(PRIVATE_KEY);
+    let config = ServerConfig::new(PROTOCOL_ID, key.clone());
     let mut server = Server::new("127.0.0.1:0", config).expect("bind the server");
     server.start(1).expect("start the server");
-    let token = ConnectTokenBuilder::new(netcode_bench::PROTOCOL_ID, &key, 1)
+    let token = ConnectTokenBuilder::new(PROTOCOL_ID, &key, 1)
         .server_addresses([server.public_address()])
         .generate()
         .expect("token");

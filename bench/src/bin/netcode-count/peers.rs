@@ -5,26 +5,22 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use netcode_bench::count::{in_batches, measure};
-use netcode_bench::peers::{
-    official_token, renet_connect, renet_connected, renet_request, renet_send_from_each,
-    renet_server, renet_token,
+use netcode_bench::count::{in_batches, measure, measured_once, sized};
+use netcode_bench::fixtures::{
+    PRIVATE_KEY, PROTOCOL_ID, TICK, TickDatagram, client_address, garbage_request, payload,
 };
-use netcode_bench::{
-    PRIVATE_KEY, PROTOCOL_ID, TickDatagram, client_address, garbage_request, payload,
+use netcode_bench::peers::{
+    RENET_MAX_CLIENTS, official_token, renet_connect, renet_connected, renet_request,
+    renet_send_from_each, renet_server, renet_token,
 };
 use renetcode::ServerResult;
-
-use super::{TICK, size};
-use netcode_bench::count::measured_once;
-use netcode_bench::peers::RENET_MAX_CLIENTS;
 
 /// Requests or handshakes per server.
 const BATCH: usize = 256;
 
 /// renetcode's `case`, `n` times.
 pub(crate) fn renetcode(case: &str, n: usize) -> Option<Duration> {
-    if let Some(len) = size(case, "send-") {
+    if let Some(len) = sized(case, "send-") {
         let data = payload(len);
         let (_server, mut clients) = renet_connected(1);
         let client = &mut clients[0];
@@ -38,7 +34,7 @@ pub(crate) fn renetcode(case: &str, n: usize) -> Option<Duration> {
             );
         }));
     }
-    if let Some(len) = size(case, "receive-") {
+    if let Some(len) = sized(case, "receive-") {
         let data = payload(len);
         let (mut server, mut clients) = renet_connected(1);
         let mut packets: Vec<Vec<u8>> = (0..n)
@@ -62,7 +58,7 @@ pub(crate) fn renetcode(case: &str, n: usize) -> Option<Duration> {
         assert_eq!(read, n, "every payload read");
         return Some(elapsed);
     }
-    if let Some(clients) = size(case, "tick-") {
+    if let Some(clients) = sized(case, "tick-") {
         return (clients <= RENET_MAX_CLIENTS).then(|| renet_ticks(clients, n));
     }
     match case {
@@ -155,7 +151,7 @@ fn renet_ticks(clients: usize, n: usize) -> Duration {
 
 /// netcode-official's `case`, `n` times.
 pub(crate) fn official(case: &str, n: usize) -> Option<Duration> {
-    if let Some(len) = size(case, "loopback-") {
+    if let Some(len) = sized(case, "loopback-") {
         return Some(official_loopback(len, n));
     }
     match case {

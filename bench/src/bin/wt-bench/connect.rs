@@ -18,21 +18,18 @@
 //! those keep-alives per client-second; with the instant each client
 //! connected, the client-seconds connected inside the window give their
 //! estimated share (`keepalive_share`), and `server_us_net` is the CPU
-//! per connection without it. With `--perf FILE` the server is recorded by
-//! `perf` over the window (`profile.rs`).
+//! per connection without it.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use netcode_bench::cli::Options;
+use netcode_bench::machine::{Cpu, load1, machine_busy, process_cpu, udp_counters};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::cpu::{self, Cpu};
 use crate::echo::{Peer, udp_client, web_client};
-use crate::options::{ResultLine, client_runtime, load1, server_cpu};
-use crate::profile::Profiler;
+use crate::options::{ResultLine, client_runtime, server_cpu};
 use crate::server::{ServerProcess, Target};
 
 /// What the window measured.
@@ -59,7 +56,6 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     let hold = Duration::from_millis(options.get("hold-ms", 1000)?);
     let workers: usize = options.get("client-workers", 0)?;
     let pin = server_cpu(&mut options)?;
-    let perf: String = options.get("perf", String::new())?;
     options.finish()?;
     if kind != "wt" && kind != "udp" {
         return Err(format!("unknown kind {kind}: wt or udp"));
@@ -76,13 +72,9 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     let (kept, failed, window) = runtime.block_on(async {
         let gate = Arc::new(Semaphore::new(concurrency.max(1)));
         let server_start = server.cpu()?;
-        let client_start = cpu::process(None)?;
-        let profiler = match perf.as_str() {
-            "" => None,
-            file => Some(Profiler::start(server.pid(), Path::new(file))?),
-        };
-        let udp_start = cpu::udp();
-        let machine_start = cpu::machine_busy();
+        let client_start = process_cpu(None)?;
+        let udp_start = udp_counters().unwrap_or_default();
+        let machine_start = machine_busy();
         let started = Instant::now();
         let mut tasks = JoinSet::new();
         for i in 0..clients {
@@ -126,12 +118,9 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
             .map(|at| (ended - *at).as_secs_f64())
             .sum();
         let server_end = server.cpu()?;
-        let client_end = cpu::process(None)?;
-        let udp_end = cpu::udp();
-        if let Some(profiler) = profiler {
-            profiler.stop()?;
-        }
-        let machine = cpu::machine_busy() - machine_start;
+        let client_end = process_cpu(None)?;
+        let udp_end = udp_counters().unwrap_or_default();
+        let machine = machine_busy() - machine_start;
         tokio::time::sleep(hold).await;
         let server_held = server.cpu()?;
         Ok::<_, String>((

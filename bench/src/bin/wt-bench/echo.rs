@@ -13,8 +13,7 @@
 //! read, and read again once `--echoes` more have come back. The server's
 //! CPU per echo is its CPU time over the window divided by the echoes
 //! received in it (both read at the same instant, within the 1 ms the
-//! watching task sleeps between looks). With `--perf FILE` the server is
-//! also recorded by `perf` over the window (`profile.rs`).
+//! watching task sleeps between looks).
 //!
 //! Cases:
 //!
@@ -36,21 +35,21 @@
 //! * `relay-wt`: netcode-webtransport's endpoint and relay echoing without
 //!   a netcode server (`serve relay`), the bare clients.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use netcode_bench::cli::Options;
+use netcode_bench::machine::{
+    Cpu, TICKS_PER_SECOND, UdpCounters, load1, machine_busy, process_cpu, udp_counters,
+};
 use netcode_tokio::Client;
 use netcode_webtransport::WebTransportClient;
 use netcode_webtransport::wtransport::endpoint::endpoint_side::Client as ClientSide;
 use netcode_webtransport::wtransport::tls::Sha256Digest;
 use netcode_webtransport::wtransport::{ClientConfig, Connection, Endpoint};
 
-use crate::cpu::{self, Cpu};
-use crate::options::{ResultLine, client_runtime, load1, server_cpu, token};
-use crate::profile::Profiler;
+use crate::options::{ResultLine, client_runtime, server_cpu, token};
 use crate::server::{ServerProcess, Target};
 
 /// How long a client waits for an echo before sending a new window.
@@ -195,7 +194,7 @@ struct Mark {
     echoed: u64,
     server: Cpu,
     clients: Cpu,
-    udp: cpu::Udp,
+    udp: UdpCounters,
     machine: f64,
 }
 
@@ -204,9 +203,9 @@ fn mark(tally: &Tally, server: &ServerProcess) -> Result<Mark, String> {
         at: Instant::now(),
         echoed: tally.echoed.load(Ordering::Relaxed),
         server: server.cpu()?,
-        clients: cpu::process(None)?,
-        udp: cpu::udp(),
-        machine: cpu::machine_busy(),
+        clients: process_cpu(None)?,
+        udp: udp_counters().unwrap_or_default(),
+        machine: machine_busy(),
     })
 }
 
@@ -217,8 +216,6 @@ struct Settings {
     bytes: usize,
     warmup: u64,
     echoes: u64,
-    /// Where to record the server with `perf` over the window.
-    perf: Option<PathBuf>,
 }
 
 pub(crate) fn run(case: &str, mut options: Options) -> Result<(), String> {
@@ -232,7 +229,6 @@ pub(crate) fn run(case: &str, mut options: Options) -> Result<(), String> {
     let echo: String = options.get("echo", "next".to_string())?;
     let workers: usize = options.get("client-workers", 0)?;
     let pin = server_cpu(&mut options)?;
-    let perf: String = options.get("perf", String::new())?;
     options.finish()?;
     let netcode_args = vec![
         "--slots".to_string(),
@@ -269,7 +265,6 @@ pub(crate) fn run(case: &str, mut options: Options) -> Result<(), String> {
         bytes,
         warmup,
         echoes,
-        perf: (!perf.is_empty()).then(|| PathBuf::from(&perf)),
     };
     let (start, end, tally) = runtime.block_on(measure(case, &server, &settings))?;
     let stats = server.stats()?;
@@ -307,9 +302,7 @@ pub(crate) fn run(case: &str, mut options: Options) -> Result<(), String> {
         .float("server_kernel", server_cpu.kernel_share(), 3)
         .float(
             "server_tick_us",
-            (server_cpu.user_ticks + server_cpu.kernel_ticks) as f64 * 1e6
-                / crate::cpu::TICKS_PER_SECOND
-                / n,
+            (server_cpu.user_ticks + server_cpu.kernel_ticks) as f64 * 1e6 / TICKS_PER_SECOND / n,
             3,
         )
         .float("client_us", client_cpu.seconds * 1e6 / n, 3)
@@ -354,7 +347,7 @@ async fn measure(
         });
     }
     let tally = Arc::new(Tally::default());
-    let payload = netcode_bench::payload(s.bytes);
+    let payload = netcode_bench::fixtures::payload(s.bytes);
     let tasks: Vec<_> = peers
         .into_iter()
         .map(|peer| {
@@ -368,23 +361,15 @@ async fn measure(
         .collect();
     let began = Instant::now();
     let mut start = None;
-    let mut profiler = None;
     let result = loop {
         tokio::time::sleep(Duration::from_millis(1)).await;
         let echoed = tally.echoed.load(Ordering::Relaxed);
         match &start {
             None if echoed >= s.warmup => {
                 start = Some(mark(&tally, server)?);
-                if let Some(file) = &s.perf {
-                    profiler = Some(Profiler::start(server.pid(), file)?);
-                }
             }
             Some(first) if echoed >= first.echoed + s.echoes => {
-                let end = mark(&tally, server);
-                if let Some(profiler) = profiler.take() {
-                    profiler.stop()?;
-                }
-                break end;
+                break mark(&tally, server);
             }
             _ => {}
         }

@@ -10,7 +10,6 @@
 //! wt-bench connect wt|udp [--clients 500] [--concurrency 64] [--hold-ms 1000] [--round 1]
 //! wt-bench aead [--iterations 2000000] [--round 1]
 //! wt-bench summary FILE
-//! wt-bench profile PERF-FILE...                                      (after --perf PERF-FILE)
 //! wt-bench serve netcode|bare [--slots 64] [--echo next|batch]      (the server process)
 //! ```
 //!
@@ -26,10 +25,8 @@
 
 mod aead;
 mod connect;
-mod cpu;
 mod echo;
 mod options;
-mod profile;
 mod server;
 mod summary;
 
@@ -37,7 +34,7 @@ use std::process::ExitCode;
 
 use netcode_bench::cli::Options;
 
-const USAGE: &str = "usage: wt-bench echo netcode-wt|netcode-udp|bare-wt|bare-wt-batch|bare-wt-select|relay-wt | connect wt|udp | aead | summary FILE | profile PERF-FILE... | serve netcode|bare|relay  [--option value]...";
+const USAGE: &str = "usage: wt-bench echo netcode-wt|netcode-udp|bare-wt|bare-wt-batch|bare-wt-select|relay-wt | connect wt|udp | aead | summary FILE | serve netcode|bare|relay  [--option value]...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -45,9 +42,6 @@ fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(1);
     };
-    if command == "profile" {
-        return profile_files(rest);
-    }
     // The commands that take a kind (or a file) first.
     let (kind, rest) = match command.as_str() {
         "aead" => (String::new(), rest),
@@ -78,17 +72,6 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("wt-bench {command} {kind}: {e}");
-            ExitCode::from(1)
-        }
-    }
-}
-
-/// `wt-bench profile FILE...`, which takes files, not options.
-fn profile_files(files: &[String]) -> ExitCode {
-    match profile::run(files) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("wt-bench profile: {e}");
             ExitCode::from(1)
         }
     }

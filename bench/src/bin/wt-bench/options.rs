@@ -1,5 +1,5 @@
 //! What the commands share besides `netcode_bench::cli`'s options: the
-//! load average, the `RESULT` line every measuring case prints, the
+//! `RESULT` line every measuring case prints, the
 //! workspace's test key and protocol id turned into server configs and
 //! connect tokens, the clients' runtime and the server's CPU option.
 
@@ -7,17 +7,9 @@ use std::fmt::Write as _;
 use std::net::SocketAddr;
 
 use netcode_bench::cli::Options;
-use netcode_bench::{PRIVATE_KEY, PROTOCOL_ID};
+use netcode_bench::fixtures::{PRIVATE_KEY, PROTOCOL_ID};
 use netcode_tokio::proto::Key;
 use netcode_tokio::{CONNECT_TOKEN_BYTES, ConnectTokenBuilder, ServerConfig};
-
-/// The 1-minute load average, as `/proc/loadavg` has it.
-pub(crate) fn load1() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|text| text.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "unknown".into())
-}
 
 /// One measuring case's `RESULT` line: `RESULT key=value ...`, in the
 /// order the fields were added.

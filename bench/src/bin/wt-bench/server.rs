@@ -39,13 +39,13 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use netcode_bench::cli::Options;
+use netcode_bench::machine::{Cpu, process_cpu};
 use netcode_tokio::netcode_std::transport::Socket;
 use netcode_tokio::{Incoming, Server};
 use netcode_webtransport::wtransport::endpoint::IncomingSession;
 use netcode_webtransport::wtransport::{Connection, Endpoint, ServerConfig, VarInt};
 use netcode_webtransport::{WebTransport, WebTransportConfig, self_signed_identity};
 
-use crate::cpu::{self, Cpu};
 use crate::options::{server_config, unhex};
 
 /// Datagrams the bare and relay echoes sent back, and those QUIC refused.
@@ -407,11 +407,6 @@ impl ServerProcess {
         }
     }
 
-    /// Its process id.
-    pub(crate) fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     /// Datagrams its WebTransport socket dropped for a full receive buffer
     /// so far: the `drops` column of its line in `/proc/net/udp` (0 if
     /// there is none).
@@ -444,7 +439,7 @@ impl ServerProcess {
 
     /// Its CPU counters now.
     pub(crate) fn cpu(&self) -> Result<Cpu, String> {
-        cpu::process(Some(self.child.id()))
+        process_cpu(Some(self.child.id()))
     }
 
     /// Its endpoint's counters, as `key=value` fields.

@@ -27,7 +27,27 @@ required:
 
 options:
   --port-name NAME       the GameServer port clients use (default netcode)
+  --address-type TYPE    call the server by the node address of this type
+                         in status.addresses (ExternalIP, InternalIP,
+                         ExternalDNS, InternalDNS, Hostname, ...) rather
+                         than status.address (Agones: ExternalDNS, else
+                         ExternalIP, else InternalDNS, else InternalIP); a
+                         DNS name is resolved. The matcher must use the
+                         same: both read NETCODE_ADDRESS_TYPE when the
+                         option is not given
   --max-clients N        slots, 1 to 4096 (default 64)
+  --webtransport ADDRESS take browsers too: a WebTransport endpoint bound
+                         at ADDRESS (the container's UDP port for it, e.g.
+                         0.0.0.0:7001), reached at the GameServer port
+                         named by --webtransport-port-name; its URL and
+                         certificate hash are published as the annotations
+                         netcode-webtransport-url and netcode-cert-sha256
+                         (the hash again whenever the certificate is
+                         replaced, every 7 days) and the label
+                         netcode-webtransport=true
+  --webtransport-port-name NAME
+                         the GameServer port browsers use (default
+                         webtransport)
   --shutdown-when-empty  after allocation, call Shutdown and exit once the
                          last player has left
   --match-seconds N      call Shutdown and exit N seconds after allocation
@@ -45,8 +65,9 @@ options:
   --metrics ADDRESS      serve Prometheus metrics at http://ADDRESS/metrics
   -h, --help             print this help
 
-The SDK's port is AGONES_SDK_GRPC_PORT (default 9357). NETCODE_AGONES_LOG
-sets the log level (error, warn, info (default), debug, trace).
+The SDK's port is AGONES_SDK_GRPC_PORT (default 9357). RUST_LOG sets the
+log level (error, warn, info (default), debug, trace) or filters
+(RUST_LOG=netcode_agones=debug).
 
 SIGTERM, SIGINT or SIGHUP: every client gets disconnect packets, Shutdown
 is called if the sidecar answers, and the server exits 0 (a second signal
@@ -62,6 +83,9 @@ pub(crate) struct Args {
     pub(crate) key_file: PathBuf,
     pub(crate) protocol_id: u64,
     pub(crate) port_name: String,
+    pub(crate) address_type: Option<String>,
+    pub(crate) webtransport: Option<SocketAddr>,
+    pub(crate) webtransport_port_name: String,
     pub(crate) max_clients: usize,
     pub(crate) shutdown_when_empty: bool,
     pub(crate) match_time: Option<Duration>,
@@ -81,6 +105,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Option<A
         key_file: PathBuf::new(),
         protocol_id: 0,
         port_name: "netcode".into(),
+        address_type: None,
+        webtransport: None,
+        webtransport_port_name: "webtransport".into(),
         max_clients: 64,
         shutdown_when_empty: false,
         match_time: None,
@@ -107,6 +134,20 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Option<A
             "--port-name" => {
                 parsed.port_name = value()?;
                 if parsed.port_name.is_empty() {
+                    return Err(format!("{name}: the name is empty"));
+                }
+            }
+            "--address-type" => {
+                let kind = value()?;
+                if kind.trim().is_empty() {
+                    return Err(format!("{name}: the type is empty"));
+                }
+                parsed.address_type = Some(kind);
+            }
+            "--webtransport" => parsed.webtransport = Some(address(&name, &value()?)?),
+            "--webtransport-port-name" => {
+                parsed.webtransport_port_name = value()?;
+                if parsed.webtransport_port_name.is_empty() {
                     return Err(format!("{name}: the name is empty"));
                 }
             }
@@ -206,6 +247,12 @@ mod tests {
         args.extend([
             "--port-name",
             "game",
+            "--address-type",
+            "InternalIP",
+            "--webtransport",
+            "0.0.0.0:7001",
+            "--webtransport-port-name",
+            "browsers",
             "--max-clients",
             "16",
             "--shutdown-when-empty",
@@ -225,6 +272,9 @@ mod tests {
         assert_eq!(parsed.key_file, PathBuf::from("/etc/netcode/key"));
         assert_eq!(parsed.protocol_id, 0x1122_3344_5566_7788);
         assert_eq!(parsed.port_name, "game");
+        assert_eq!(parsed.address_type.as_deref(), Some("InternalIP"));
+        assert_eq!(parsed.webtransport, Some("0.0.0.0:7001".parse().unwrap()));
+        assert_eq!(parsed.webtransport_port_name, "browsers");
         assert_eq!(parsed.max_clients, 16);
         assert!(parsed.shutdown_when_empty);
         assert_eq!(parsed.match_time, Some(Duration::from_secs(600)));

@@ -80,6 +80,16 @@ fn run(args: Args) -> Result<ExitCode, String> {
     let mut options = DedicatedOptions::new(args.bind, ServerConfig::new(args.protocol_id, key));
     options.max_clients = args.max_clients;
     options.port_name = args.port_name.clone();
+    options.browsers = args.webtransport.map(|bind| {
+        let mut browsers = netcode_agones::BrowserOptions::new(bind);
+        browsers.port_name = args.webtransport_port_name.clone();
+        browsers
+    });
+    options.address_type = args.address_type.clone().or_else(|| {
+        std::env::var(netcode_agones::ADDRESS_TYPE_VARIABLE)
+            .ok()
+            .filter(|kind| !kind.trim().is_empty())
+    });
     options.sdk_timeout = args.sdk_timeout;
     options.annotations = args.annotations.clone();
     options.link = LinkOptions {

@@ -1,0 +1,300 @@
+//! The whole path, live: the web package (`build-web.sh`) in headless
+//! Chromium, connected through Chromium's own WebTransport to a
+//! `netcode_tokio::Server` with `netcode-webtransport` attached, on
+//! loopback. The page (`live_page.html`, served here over HTTP with the
+//! package) connects with the `NetcodeClient` binding, sends payloads up
+//! to its session's limit, receives the server's echoes and a 1200-byte
+//! greeting, checks the binding's errors, and disconnects; it reports each
+//! step to `/report`. The test holds the page's reports and the server's
+//! events to what should happen: above all, the server sees the client's
+//! netcode disconnect, not a timeout, and then the session closes. It runs
+//! twice: on Chromium's datagram stream, and on one made to look like
+//! Safari 26's (no `writable`, a `createWritable()`).
+//!
+//! It needs the package and a browser: `NETCODE_BROWSER_PKG` names the
+//! package directory, `NETCODE_CHROMIUM` the browser (`.ci/run` sets
+//! both). Without them the test says SKIPPED on stderr and passes, unless
+//! `NETCODE_REQUIRE_BROWSER=1` (also set by `.ci/run`) makes it fail
+//! (test-fixtures' `browser` module, which also starts and ends the
+//! browser).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use netcode_browser::payload_limit;
+use netcode_tokio::{DisconnectReason, Incoming, Server, ServerEvent};
+use netcode_webtransport::{WebTransport, WebTransportConfig};
+use test_fixtures::browser::BrowserSetup;
+
+/// How long the page has for the whole exchange.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The page's payload pattern (`pattern` in live_page.html).
+fn pattern(len: usize, salt: usize) -> Vec<u8> {
+    (0..len).map(|i| ((i * 7 + salt) % 256) as u8).collect()
+}
+
+/// Percent-decoding of the page's reports.
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%')
+            .then(|| text.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match escaped {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Answers one HTTP request: the page, a file of the package, or a report.
+fn serve(mut stream: TcpStream, page: &str, pkg: &Path, reports: &mpsc::Sender<String>) {
+    let Ok(clone) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(clone);
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    loop {
+        let mut header = String::new();
+        match reader.read_line(&mut header) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if header == "\r\n" => break,
+            Ok(_) => {}
+        }
+    }
+    let path = request.split_whitespace().nth(1).unwrap_or("/");
+    let (status, content_type, body) = if path == "/" {
+        ("200 OK", "text/html", page.as_bytes().to_vec())
+    } else if let Some(query) = path.strip_prefix("/report?") {
+        let _ = reports.send(decode(query));
+        ("200 OK", "text/plain", Vec::new())
+    } else if let Some(file) = path.strip_prefix("/pkg/").filter(|f| !f.contains("..")) {
+        let content_type = if file.ends_with(".wasm") {
+            "application/wasm"
+        } else {
+            "text/javascript"
+        };
+        match std::fs::read(pkg.join(file)) {
+            Ok(body) => ("200 OK", content_type, body),
+            Err(_) => ("404 Not Found", "text/plain", Vec::new()),
+        }
+    } else {
+        ("404 Not Found", "text/plain", Vec::new())
+    };
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\
+         connection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(&body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_connects_exchanges_payloads_and_disconnects_through_chromium() {
+    live_exchange(Shape::Chromium).await;
+}
+
+/// Safari 26's datagram stream has no `writable` attribute, and a writer
+/// comes from `createWritable()`: the page makes Chromium's look so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_with_safaris_datagram_stream_exchanges_payloads() {
+    live_exchange(Shape::Safari).await;
+}
+
+/// How the page's WebTransport datagram stream looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// As Chromium has it: a `writable` attribute.
+    Chromium,
+    /// As Safari 26 has it: no `writable`, a `createWritable()` method.
+    Safari,
+}
+
+impl Shape {
+    /// Its name on the page (`%SHAPE%`).
+    fn page_name(self) -> &'static str {
+        match self {
+            Shape::Chromium => "chromium",
+            Shape::Safari => "safari",
+        }
+    }
+}
+
+/// The page's whole exchange with a live server, on a datagram stream of
+/// `shape`.
+async fn live_exchange(shape: Shape) {
+    let Some(setup) = BrowserSetup::from_env("the live test in headless Chromium") else {
+        return;
+    };
+
+    let mut server = Server::new("127.0.0.1:0", test_fixtures::config())
+        .await
+        .expect("bind UDP");
+    let bind = "127.0.0.1:0".parse().expect("an address");
+    let web = WebTransport::bind(WebTransportConfig::self_signed(bind, &["127.0.0.1"]))
+        .await
+        .expect("bind WebTransport");
+    web.attach(&mut server);
+    server.start(4).await.expect("start");
+    let token = test_fixtures::token_timing_out(1, &[server.public_address()], 5);
+
+    // The server: greets each client with 1200 bytes, echoes every payload.
+    let (event_tx, events) = mpsc::channel::<ServerEvent>();
+    let (payload_tx, payloads) = mpsc::channel::<Vec<u8>>();
+    let server_task = tokio::spawn(async move {
+        loop {
+            match server.next().await {
+                Incoming::Payload {
+                    client_index,
+                    packet,
+                } => {
+                    let _ = payload_tx.send(packet.data().to_vec());
+                    let _ = server.send_packet(client_index, packet.data());
+                    server.free_packet(packet);
+                }
+                Incoming::Event(event) => {
+                    if let ServerEvent::ClientConnected { client_index, .. } = event {
+                        let _ = server.send_packet(client_index, &pattern(1200, 200));
+                    }
+                    let _ = event_tx.send(event);
+                }
+            }
+        }
+    });
+
+    let page = include_str!("live_page.html")
+        .replace("%URL%", &web.url("127.0.0.1"))
+        .replace("%HASH%", &web.certificate_hash_hex())
+        .replace("%TOKEN%", &hex(&token))
+        .replace("%SHAPE%", shape.page_name());
+    let http = TcpListener::bind("127.0.0.1:0").expect("bind HTTP");
+    let http_port = http.local_addr().expect("an address").port();
+    let (report_tx, reports) = mpsc::channel::<String>();
+    let pkg = setup.package.clone();
+    std::thread::spawn(move || {
+        for stream in http.incoming().flatten() {
+            serve(stream, &page, &pkg, &report_tx);
+        }
+    });
+    let browser = setup.open(&format!("http://127.0.0.1:{http_port}/"));
+
+    // Reports until "done" (or a failure), and the server's events until
+    // the client left.
+    let started = Instant::now();
+    let (mut lines, mut server_events) = (Vec::new(), Vec::new());
+    let left = |events: &[ServerEvent]| {
+        events
+            .iter()
+            .any(|e| matches!(e, ServerEvent::ClientDisconnected { .. }))
+    };
+    while !(lines
+        .iter()
+        .any(|l: &String| l == "done" || l.starts_with("failed"))
+        && left(&server_events))
+    {
+        assert!(
+            started.elapsed() < DEADLINE,
+            "timed out after {DEADLINE:?}; page: {lines:#?}; server: {server_events:#?}"
+        );
+        lines.extend(reports.try_iter());
+        server_events.extend(events.try_iter());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The page closed its session after the disconnect packets.
+    while web.stats().sessions_open > 0 {
+        assert!(
+            started.elapsed() < DEADLINE,
+            "the session stayed open: {:?}",
+            web.stats()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(browser);
+    server_task.abort();
+    println!("page reports: {lines:#?}");
+    println!("server events: {server_events:#?}");
+    println!("WebTransport: {:?}", web.stats());
+
+    let line = |prefix: &str| {
+        lines
+            .iter()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} report; page: {lines:#?}"))
+            .to_owned()
+    };
+    let open = line("open ");
+    let numbers: Vec<usize> = open
+        .split_whitespace()
+        .take(2)
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    let [max_datagram_size, limit] = numbers[..] else {
+        panic!("unreadable open report: {open}");
+    };
+    assert_eq!(limit, payload_limit(max_datagram_size), "{open}");
+    // The client took its writer from `createWritable()` where the stream
+    // has it, once; from `writable` where it has not.
+    let expected_calls = if shape == Shape::Safari { "1" } else { "0" };
+    assert_eq!(line("createWritable calls: "), expected_calls);
+    assert_eq!(line("connected "), "0");
+    assert_eq!(
+        line("too large: "),
+        format!(
+            "payload of {} bytes is larger than this session's limit of {limit} bytes",
+            limit + 1
+        )
+    );
+    assert_eq!(
+        line("empty: "),
+        "payload is empty (netcode payloads are 1 to 1200 bytes)"
+    );
+    assert!(
+        line("received ").ends_with("greeting=true echoed=true"),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        line("disconnected "),
+        "disconnected: disconnected by this client"
+    );
+    assert_eq!(
+        line("send after disconnect: "),
+        "the WebTransport session is closed"
+    );
+    let received: Vec<Vec<u8>> = payloads.try_iter().collect();
+    assert_eq!(
+        received,
+        [pattern(1, 0), pattern(100, 1), pattern(limit, 2)],
+        "the server received other payloads"
+    );
+    let reason = server_events.iter().find_map(|e| match e {
+        ServerEvent::ClientDisconnected { reason, .. } => Some(*reason),
+        _ => None,
+    });
+    assert_eq!(
+        reason,
+        Some(DisconnectReason::ClientDisconnect),
+        "the server must see the client's netcode disconnect, not a timeout"
+    );
+}
