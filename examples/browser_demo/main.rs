@@ -176,7 +176,13 @@ async fn serve(options: Options) -> Result<(), String> {
             _ = frame.tick() => {
                 for slot in 0..MAX_CLIENTS {
                     if server.client_connected(slot) {
-                        let _ = server.send_packet(slot, &reference);
+                        // A browser's QUIC may take smaller datagrams than
+                        // netcode's (Firefox): as much as reaches it.
+                        let reach = server
+                            .client_address(slot)
+                            .and_then(|peer| endpoint.payload_limit_to(peer))
+                            .unwrap_or(reference.len());
+                        let _ = server.send_packet(slot, &reference[..reach.min(reference.len())]);
                     }
                 }
             }

@@ -5,12 +5,11 @@
 use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use netcode_std::proto::constants::MAX_PACKET_BYTES;
-use netcode_std::transport::virtual_address;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until, timeout};
 use wtransport::endpoint::IncomingSession;
@@ -18,7 +17,7 @@ use wtransport::endpoint::endpoint_side::Server as ServerSide;
 use wtransport::{Connection, Endpoint, Identity, ServerConfig, VarInt};
 
 use crate::config::{Certificate, WebTransportConfig, self_signed_identity};
-use crate::relay::{Relay, Shared, WebTransportStats};
+use crate::relay::{Outbound, Relay, Shared, WebTransportStats, release, reserve};
 
 /// The application error code a session is closed with when it stayed
 /// silent; WebTransport hands it to the page.
@@ -207,6 +206,17 @@ impl WebTransport {
     pub fn stats(&self) -> WebTransportStats {
         self.shared.stats()
     }
+
+    /// The largest payload a packet to browser client `peer` (its virtual
+    /// address) can carry now: [`Relay::payload_limit_to`].
+    pub fn payload_limit_to(&self, peer: SocketAddr) -> Option<usize> {
+        self.relay().payload_limit_to(peer)
+    }
+
+    /// The relay's state, for a WebSocket endpoint bound beside this one.
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
 }
 
 impl Drop for WebTransport {
@@ -293,8 +303,6 @@ async fn rotate_loop(
 }
 
 async fn accept_loop(endpoint: Arc<Endpoint<ServerSide>>, shared: Arc<Shared>, limits: Limits) {
-    // Virtual addresses are never reused while the endpoint lives.
-    let next_peer = Arc::new(AtomicU64::new(1));
     loop {
         let incoming = endpoint.accept().await;
         let counters = &shared.counters;
@@ -307,13 +315,11 @@ async fn accept_loop(endpoint: Arc<Endpoint<ServerSide>>, shared: Arc<Shared>, l
         }
         let shared = Arc::clone(&shared);
         let limits = limits.clone();
-        let next_peer = Arc::clone(&next_peer);
         tokio::spawn(async move {
             let connection = handshake(incoming, &shared, &limits).await;
             shared.counters.handshakes.fetch_sub(1, Ordering::AcqRel);
             if let Some(connection) = connection {
-                let peer = virtual_address(next_peer.fetch_add(1, Ordering::Relaxed));
-                shared.open(peer, connection.clone());
+                let peer = shared.open(Outbound::WebTransport(connection.clone()));
                 serve(&connection, peer, &shared, &limits).await;
                 shared.close(&peer);
             }
@@ -342,7 +348,7 @@ async fn handshake(
         request.not_found().await;
         return None;
     }
-    if !shared.try_reserve(limits.max_sessions) {
+    if !reserve(&counters.sessions_open, limits.max_sessions) {
         counters.sessions_over_cap.fetch_add(1, Ordering::Relaxed);
         request.too_many_requests().await;
         return None;
@@ -350,7 +356,7 @@ async fn handshake(
     match timeout(limits.handshake_timeout, request.accept()).await {
         Ok(Ok(connection)) => Some(connection),
         Ok(Err(_)) | Err(_) => {
-            shared.release();
+            release(&counters.sessions_open);
             counters.sessions_failed.fetch_add(1, Ordering::Relaxed);
             None
         }
@@ -369,7 +375,7 @@ async fn serve(connection: &Connection, peer: SocketAddr, shared: &Shared, limit
                 if datagram.len() > MAX_PACKET_BYTES {
                     counters.datagrams_oversized.fetch_add(1, Ordering::Relaxed);
                 } else {
-                    shared.deliver(peer, datagram);
+                    shared.deliver_datagram(peer, datagram);
                 }
             }
             stream = connection.accept_bi() => {

@@ -64,6 +64,7 @@ mod client;
 mod config;
 mod endpoint;
 mod relay;
+mod websocket;
 
 pub use client::WebTransportClient;
 pub use config::{
@@ -79,6 +80,10 @@ pub use netcode_browser;
 /// driver and fail in the same words.
 pub use netcode_browser::{ConnectError, DISCONNECT_LINGER, SendError};
 pub use relay::{INBOUND_LIMIT, Relay, WebTransportStats};
+pub use websocket::{
+    DEFAULT_MAX_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES, WEBSOCKET_CLOSE_SILENT, WebSocket,
+    WebSocketClient, WebSocketConfig, WebSocketStats,
+};
 /// The WebTransport crate underneath, for its certificate types
 /// ([`wtransport::Identity`]) and native test clients.
 pub use wtransport;

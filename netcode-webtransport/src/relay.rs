@@ -1,12 +1,16 @@
 //! The server's side of the sessions: the relay a netcode server reads its
-//! WebTransport peers' datagrams from and sends theirs through, as one more
-//! socket (`netcode_std::transport`'s relay of virtual peers).
+//! browser peers' datagrams from and sends theirs through, as one more
+//! socket (`netcode_std::transport`'s relay of virtual peers), whichever
+//! door they came in by: WebTransport (endpoint.rs) or its WebSocket
+//! fallback (websocket/).
 //!
 //! Each open session is a virtual peer: an address in `100::/64` of its
-//! own, the session's QUIC connection behind it. Datagrams the sessions
-//! receive wait in one bounded queue until the server's next read; the
-//! server's replies go straight to the session's `send_datagram`, which
-//! only queues them for QUIC, on the server's own thread.
+//! own, numbered by one counter for both doors, the session's QUIC
+//! connection or WebSocket behind it. Datagrams the sessions receive wait
+//! in one bounded queue until the server's next read; the server's replies
+//! go straight to the session's `send_datagram` (which only queues them for
+//! QUIC) or into the WebSocket task's bounded queue, on the server's own
+//! thread, never waiting.
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -14,24 +18,60 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use netcode_std::transport::Socket;
-use tokio::sync::Notify;
+use bytes::Bytes;
+use netcode_std::proto::constants::MAX_PAYLOAD_BYTES;
+use netcode_std::transport::{Socket, virtual_address};
+use tokio::sync::{Notify, mpsc};
 use wtransport::Connection;
 use wtransport::datagram::Datagram;
 use wtransport::error::SendDatagramError;
+
+use crate::websocket::{WebSocketCounters, WebSocketStats};
 
 /// Datagrams from sessions that wait for the server at most; beyond this
 /// the newest are dropped (and counted) until the server reads.
 pub const INBOUND_LIMIT: usize = 4096;
 
-/// What the sessions and the relay share.
+/// A datagram from a session, as its door delivered it.
+#[derive(Debug)]
+pub(crate) enum Inbound {
+    /// A WebTransport datagram.
+    Datagram(Datagram),
+    /// A WebSocket binary message.
+    Message(Bytes),
+}
+
+impl Inbound {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Inbound::Datagram(datagram) => datagram,
+            Inbound::Message(message) => message,
+        }
+    }
+}
+
+/// How the server's datagrams reach an open session.
+#[derive(Debug)]
+pub(crate) enum Outbound {
+    /// A WebTransport session's connection.
+    WebTransport(Connection),
+    /// A WebSocket session's task, through its bounded queue.
+    WebSocket(mpsc::Sender<Bytes>),
+}
+
+/// What the sessions of both doors and the relay share.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    inbound: Mutex<VecDeque<(SocketAddr, Datagram)>>,
-    sessions: Mutex<HashMap<SocketAddr, Connection>>,
+    inbound: Mutex<VecDeque<(SocketAddr, Inbound)>>,
+    sessions: Mutex<HashMap<SocketAddr, Outbound>>,
+    /// The next virtual peer's number: never reused while the relay lives.
+    next_peer: AtomicU64,
     /// Notified when datagrams wait: the server's driver wakes for it.
     pub(crate) ready: Arc<Notify>,
+    /// The WebTransport door's counters.
     pub(crate) counters: Counters,
+    /// The WebSocket door's counters.
+    pub(crate) websocket: WebSocketCounters,
 }
 
 /// Counters of the sessions and their datagrams, as
@@ -89,6 +129,21 @@ pub struct WebTransportStats {
     pub datagrams_not_sent: u64,
 }
 
+/// Takes one of `max` places counted by `open` for a session about to be
+/// accepted; false when all are taken. Given back by [`release`] (or by
+/// [`Shared::close`] once opened).
+pub(crate) fn reserve(open: &AtomicUsize, max: usize) -> bool {
+    open.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+        (n < max).then_some(n + 1)
+    })
+    .is_ok()
+}
+
+/// Gives back a place taken by [`reserve`].
+pub(crate) fn release(open: &AtomicUsize) {
+    open.fetch_sub(1, Ordering::AcqRel);
+}
+
 /// A lock, whether or not a task panicked holding it: the queue and the
 /// map are whole between statements.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -100,63 +155,65 @@ impl Shared {
         Self {
             inbound: Mutex::new(VecDeque::new()),
             sessions: Mutex::new(HashMap::new()),
+            next_peer: AtomicU64::new(1),
             ready: Arc::new(Notify::new()),
             counters: Counters::default(),
+            websocket: WebSocketCounters::default(),
         }
     }
 
-    /// Takes one of `max` places for a session about to be accepted;
-    /// false when all are taken. Given back by [`release`](Self::release)
-    /// (or [`close`](Self::close) once opened).
-    pub(crate) fn try_reserve(&self, max: usize) -> bool {
-        self.counters
-            .sessions_open
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
-                (open < max).then_some(open + 1)
-            })
-            .is_ok()
-    }
-
-    /// Gives back a place taken by [`try_reserve`](Self::try_reserve) for a
-    /// session that was not opened after all.
-    pub(crate) fn release(&self) {
-        self.counters.sessions_open.fetch_sub(1, Ordering::AcqRel);
-    }
-
-    /// Opens the session of virtual peer `address`, in a place reserved.
-    pub(crate) fn open(&self, address: SocketAddr, connection: Connection) {
-        lock(&self.sessions).insert(address, connection);
-        self.counters
-            .sessions_accepted
-            .fetch_add(1, Ordering::Relaxed);
+    /// Opens a session in a place reserved for it (`reserve`): its fresh
+    /// virtual address, from now on the server's way to it.
+    pub(crate) fn open(&self, outbound: Outbound) -> SocketAddr {
+        let address = virtual_address(self.next_peer.fetch_add(1, Ordering::Relaxed));
+        let accepted = match &outbound {
+            Outbound::WebTransport(_) => &self.counters.sessions_accepted,
+            Outbound::WebSocket(_) => &self.websocket.sessions_accepted,
+        };
+        accepted.fetch_add(1, Ordering::Relaxed);
+        lock(&self.sessions).insert(address, outbound);
+        address
     }
 
     /// Closes the session of virtual peer `address` and gives back its
-    /// place: its datagrams still queued are read as usual; the netcode
-    /// slot it may hold is left to the protocol (the client's disconnect
-    /// packets, or its timeout), so nothing is freed early.
+    /// place (`release`): its datagrams still queued are read as usual; the
+    /// netcode slot it may hold is left to the protocol (the client's
+    /// disconnect packets, or its timeout), so nothing is freed early.
     pub(crate) fn close(&self, address: &SocketAddr) {
-        if lock(&self.sessions).remove(address).is_some() {
-            self.release();
+        match lock(&self.sessions).remove(address) {
+            Some(Outbound::WebTransport(_)) => release(&self.counters.sessions_open),
+            Some(Outbound::WebSocket(_)) => release(&self.websocket.sessions_open),
+            None => {}
         }
     }
 
-    /// Queues a datagram from virtual peer `from` for the server.
-    pub(crate) fn deliver(&self, from: SocketAddr, datagram: Datagram) {
+    /// Queues a datagram from virtual peer `from` for the server; false
+    /// (and nothing queued) when the queue is full.
+    pub(crate) fn deliver(&self, from: SocketAddr, datagram: Inbound) -> bool {
         {
             let mut inbound = lock(&self.inbound);
             if inbound.len() >= INBOUND_LIMIT {
-                self.counters
-                    .datagrams_dropped_full
-                    .fetch_add(1, Ordering::Relaxed);
-                return;
+                return false;
             }
             inbound.push_back((from, datagram));
         }
-        self.counters
-            .datagrams_received
-            .fetch_add(1, Ordering::Relaxed);
         self.ready.notify_one();
+        true
+    }
+
+    /// Queues a WebTransport datagram from virtual peer `from`, counted.
+    pub(crate) fn deliver_datagram(&self, from: SocketAddr, datagram: Datagram) {
+        let counter = if self.deliver(from, Inbound::Datagram(datagram)) {
+            &self.counters.datagrams_received
+        } else {
+            &self.counters.datagrams_dropped_full
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// What the WebSocket door has seen.
+    pub(crate) fn websocket_stats(&self) -> WebSocketStats {
+        self.websocket.stats()
     }
 
     pub(crate) fn stats(&self) -> WebTransportStats {
@@ -189,25 +246,69 @@ pub struct Relay {
     pub(crate) shared: Arc<Shared>,
 }
 
+impl Relay {
+    /// The largest payload a server's packet to virtual peer `peer` can
+    /// carry now, or `None` if `peer` has no open session. Toward a
+    /// WebTransport session it follows the datagram size QUIC allows on
+    /// that path, which a browser may keep below netcode's (Firefox 140
+    /// ESR: 1190-byte datagrams, so payloads of at most 1165 bytes), and a
+    /// packet too large for it is not sent (counted in
+    /// [`WebTransportStats::datagrams_not_sent`]); toward a WebSocket it is
+    /// netcode's 1200 bytes.
+    pub fn payload_limit_to(&self, peer: SocketAddr) -> Option<usize> {
+        match lock(&self.shared.sessions).get(&peer)? {
+            Outbound::WebTransport(connection) => connection
+                .max_datagram_size()
+                .map(netcode_browser::payload_limit),
+            Outbound::WebSocket(_) => Some(MAX_PAYLOAD_BYTES),
+        }
+    }
+}
+
 impl Socket for Relay {
     /// Hands `datagram` to the session of virtual peer `to`, without
     /// waiting: QUIC queues it.
     fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<usize> {
-        let counters = &self.shared.counters;
-        let sent = match lock(&self.shared.sessions).get(&to) {
-            Some(connection) => connection.send_datagram(datagram).map_err(|e| match e {
-                SendDatagramError::TooLarge => io::Error::new(io::ErrorKind::InvalidInput, e),
-                _ => io::Error::new(io::ErrorKind::NotConnected, e),
-            }),
-            None => Err(io::ErrorKind::NotConnected.into()),
+        let shared = &self.shared;
+        let (sent, counted) = match lock(&shared.sessions).get(&to) {
+            Some(Outbound::WebTransport(connection)) => (
+                connection.send_datagram(datagram).map_err(|e| match e {
+                    SendDatagramError::TooLarge => io::Error::new(io::ErrorKind::InvalidInput, e),
+                    _ => io::Error::new(io::ErrorKind::NotConnected, e),
+                }),
+                (
+                    &shared.counters.datagrams_sent,
+                    &shared.counters.datagrams_not_sent,
+                ),
+            ),
+            Some(Outbound::WebSocket(queue)) => (
+                queue
+                    .try_send(Bytes::copy_from_slice(datagram))
+                    .map_err(|e| match e {
+                        mpsc::error::TrySendError::Full(_) => io::ErrorKind::WouldBlock.into(),
+                        mpsc::error::TrySendError::Closed(_) => io::ErrorKind::NotConnected.into(),
+                    }),
+                (
+                    &shared.websocket.messages_sent,
+                    &shared.websocket.messages_not_sent,
+                ),
+            ),
+            None => (
+                Err(io::ErrorKind::NotConnected.into()),
+                (
+                    &shared.counters.datagrams_sent,
+                    &shared.counters.datagrams_not_sent,
+                ),
+            ),
         };
+        let (sent_counter, not_sent_counter) = counted;
         match sent {
             Ok(()) => {
-                counters.datagrams_sent.fetch_add(1, Ordering::Relaxed);
+                sent_counter.fetch_add(1, Ordering::Relaxed);
                 Ok(datagram.len())
             }
             Err(e) => {
-                counters.datagrams_not_sent.fetch_add(1, Ordering::Relaxed);
+                not_sent_counter.fetch_add(1, Ordering::Relaxed);
                 Err(e)
             }
         }
@@ -218,8 +319,9 @@ impl Socket for Relay {
         let (from, datagram) = lock(&self.shared.inbound)
             .pop_front()
             .ok_or(io::ErrorKind::WouldBlock)?;
-        let n = datagram.len().min(buffer.len());
-        buffer[..n].copy_from_slice(&datagram[..n]);
+        let bytes = datagram.bytes();
+        let n = bytes.len().min(buffer.len());
+        buffer[..n].copy_from_slice(&bytes[..n]);
         Ok((n, from))
     }
 }

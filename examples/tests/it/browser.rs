@@ -1,15 +1,15 @@
-//! The browser demo end to end, in a real browser: headless Chromium opens
-//! the demo's page, whose wasm client is refused with an expired and a
+//! The browser demo end to end, in real browsers: headless Chromium, then
+//! headless Firefox, opens the demo's page, whose wasm client is refused with an expired and a
 //! foreign token, then connects over WebTransport, exchanges payloads both
 //! ways (each checked byte for byte by its receiver), and disconnects
 //! cleanly, so that the server sees a client disconnect, not a timeout;
 //! all the while a native UDP client holds another slot of the same server
 //! and exchanges the reference payload with it.
 //!
-//! It needs Chromium and the built wasm client: `NETCODE_CHROMIUM` (the
-//! browser's path) and `NETCODE_BROWSER_PKG` (the directory
-//! `netcode-browser/build-web.sh` wrote), which `.ci/run` sets. Without
-//! them the test says SKIPPED on stderr and passes, unless
+//! It needs the browsers and the built wasm client: `NETCODE_CHROMIUM` and
+//! `NETCODE_FIREFOX` (the browsers' paths) and `NETCODE_BROWSER_PKG` (the
+//! directory `netcode-browser/build-web.sh` wrote), which `.ci/run` sets.
+//! Without them a test says SKIPPED on stderr and passes, unless
 //! `NETCODE_REQUIRE_BROWSER=1` (also set by `.ci/run`) makes it fail
 //! (test-fixtures' `browser` module, which also starts and ends the
 //! browser).
@@ -27,7 +27,7 @@ use netcode_examples::{PRIVATE_KEY, PROTOCOL_ID, Tally, payload};
 use netcode_std::proto::Key;
 use netcode_std::{Client, ClientState, ConnectTokenBuilder};
 use serde_json::Value;
-use test_fixtures::browser::BrowserSetup;
+use test_fixtures::browser::{BrowserSetup, Engine};
 
 /// The whole scenario must end within this.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -85,8 +85,18 @@ fn udp_client(server: SocketAddr, stop: Arc<AtomicBool>) -> std::thread::JoinHan
 }
 
 #[test]
-fn a_browser_and_a_udp_client_share_the_demo_server() {
-    let Some(setup) = BrowserSetup::from_env("the browser end-to-end test") else {
+fn chromium_and_a_udp_client_share_the_demo_server() {
+    a_browser_and_a_udp_client_share_the_demo_server(Engine::Chromium);
+}
+
+#[test]
+fn firefox_and_a_udp_client_share_the_demo_server() {
+    a_browser_and_a_udp_client_share_the_demo_server(Engine::Firefox);
+}
+
+/// The demo's page in `engine` beside a UDP client, as the module says.
+fn a_browser_and_a_udp_client_share_the_demo_server(engine: Engine) {
+    let Some(setup) = BrowserSetup::from_env("the browser end-to-end test", engine) else {
         return;
     };
     let pkg = setup.package.to_str().expect("a UTF-8 package path");

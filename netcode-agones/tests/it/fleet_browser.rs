@@ -26,7 +26,7 @@ use netcode_matcher::fleet::parse_url;
 use netcode_matcher::{BROWSER_LABEL, FleetOptions, FleetSource, Matcher, router};
 use netcode_std::proto::Key;
 use serde_json::{Value, json};
-use test_fixtures::browser::BrowserSetup;
+use test_fixtures::browser::{BrowserSetup, Engine};
 
 use crate::browsers::fake_with_browser_port;
 use crate::fake_sdk::FakeSdk;
@@ -143,8 +143,7 @@ async fn serve(app: Router) -> SocketAddr {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_plays_on_a_server_allocated_from_the_fleet() {
-    let Some(setup) = BrowserSetup::from_env("the fleet's browser test in headless Chromium")
-    else {
+    let Some(setup) = BrowserSetup::from_env("the fleet's browser test", Engine::Chromium) else {
         return;
     };
     let (port, browser_port) = (free_udp_port(), free_udp_port());

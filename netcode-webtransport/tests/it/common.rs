@@ -1,5 +1,6 @@
 //! What the WebTransport tests share: one netcode server on loopback with
-//! a UDP socket and a WebTransport endpoint attached, run in a task that
+//! a UDP socket, a WebTransport endpoint and a WebSocket endpoint beside it
+//! attached, run in a task that
 //! echoes every payload, reports every event and answers questions; the
 //! workspace's test key and tokens issued for it; a bound on every wait.
 //!
@@ -14,7 +15,7 @@ use std::time::Duration;
 
 use netcode_tokio::proto::stats::Stats;
 use netcode_tokio::{ConnectTokenBuilder, DisconnectReason, Incoming, Server, ServerEvent};
-use netcode_webtransport::{WebTransport, WebTransportConfig};
+use netcode_webtransport::{WebSocket, WebSocketConfig, WebTransport, WebTransportConfig};
 use tokio::sync::{mpsc, oneshot};
 
 pub(crate) use test_fixtures::{DEADLINE, PROTOCOL_ID, config, key, pattern};
@@ -42,6 +43,7 @@ pub(crate) struct Snapshot {
 pub(crate) struct Rig {
     pub(crate) udp: SocketAddr,
     pub(crate) web: WebTransport,
+    pub(crate) socket: WebSocket,
     pub(crate) admitted_from: u64,
     events: mpsc::UnboundedReceiver<ServerEvent>,
     ask: mpsc::UnboundedSender<oneshot::Sender<Snapshot>>,
@@ -59,6 +61,16 @@ impl Rig {
     /// `tweak` leaves a self-signed config for 127.0.0.1, started at once
     /// (see [`Rig::token`]).
     pub(crate) async fn start(slots: usize, tweak: impl FnOnce(&mut WebTransportConfig)) -> Self {
+        Self::start_both(slots, tweak, |_| {}).await
+    }
+
+    /// [`start`](Self::start), with the WebSocket endpoint as `tweak_socket`
+    /// leaves a plain `ws://` config on 127.0.0.1.
+    pub(crate) async fn start_both(
+        slots: usize,
+        tweak: impl FnOnce(&mut WebTransportConfig),
+        tweak_socket: impl FnOnce(&mut WebSocketConfig),
+    ) -> Self {
         let mut server = Server::new("127.0.0.1:0", config())
             .await
             .expect("bind UDP");
@@ -68,6 +80,11 @@ impl Rig {
         let web = WebTransport::bind(web_config)
             .await
             .expect("bind WebTransport");
+        let mut socket_config = WebSocketConfig::new("127.0.0.1:0".parse().unwrap());
+        tweak_socket(&mut socket_config);
+        let socket = WebSocket::bind_beside(socket_config, &web)
+            .await
+            .expect("bind WebSocket");
         web.attach(&mut server);
         let admitted_from = server.get_mut().start_nowait(slots).expect("start");
         let udp = server.public_address();
@@ -97,6 +114,7 @@ impl Rig {
         Self {
             udp,
             web,
+            socket,
             admitted_from,
             events,
             ask,
@@ -121,6 +139,11 @@ impl Rig {
     /// The URL of the WebTransport endpoint.
     pub(crate) fn url(&self) -> String {
         self.web.url("127.0.0.1")
+    }
+
+    /// The URL of the WebSocket endpoint.
+    pub(crate) fn socket_url(&self) -> String {
+        self.socket.url("127.0.0.1")
     }
 
     /// The server's counters now.
@@ -162,6 +185,18 @@ impl Rig {
     }
 }
 
+impl Rig {
+    /// Waits until the WebSocket endpoint holds no session, for `what`.
+    pub(crate) async fn until_no_socket_open(&self, what: &str) {
+        within(what, async {
+            while self.socket.stats().sessions_open > 0 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+    }
+}
+
 /// Whether `event` is the connection of a client whose address is
 /// virtual (a WebTransport session) or not.
 pub(crate) fn connected_over(event: &ServerEvent) -> Option<(u64, bool)> {
@@ -179,4 +214,53 @@ pub(crate) fn connected_over(event: &ServerEvent) -> Option<(u64, bool)> {
 /// Whether `event` is client `id` leaving by its own disconnect packets.
 pub(crate) fn left_by_disconnecting(event: &ServerEvent, id: u64) -> bool {
     matches!(event, ServerEvent::ClientDisconnected { client_id, reason: DisconnectReason::ClientDisconnect, .. } if *client_id == id)
+}
+
+/// A UDP client of a [`Rig`]'s server (client id 1) that sends a payload
+/// and waits for its echo, over and over, until stopped: every payload
+/// must come back intact within 2 s, whatever else the server is put
+/// through meanwhile.
+pub(crate) struct UdpEchoer {
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<u64>,
+}
+
+impl UdpEchoer {
+    /// Connects and starts echoing.
+    pub(crate) async fn start(rig: &Rig) -> Self {
+        let mut udp = netcode_tokio::Client::new("127.0.0.1:0").await.unwrap();
+        udp.connect(&rig.token(1)).unwrap();
+        within("the UDP client connects", udp.connected())
+            .await
+            .unwrap();
+        let (stop, mut stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let mut echoed = 0u64;
+            loop {
+                let sent = pattern(1 + (echoed as usize * 31) % 1200, echoed);
+                udp.send_packet(&sent).unwrap();
+                let echo = tokio::time::timeout(Duration::from_secs(2), udp.recv())
+                    .await
+                    .expect("every UDP payload is echoed within 2 s")
+                    .expect("the UDP client stays connected");
+                assert_eq!(echo.data(), &sent[..]);
+                echoed += 1;
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                if stopped.try_recv().is_ok() {
+                    return echoed;
+                }
+            }
+        });
+        Self { stop, task }
+    }
+
+    /// Stops, checking that the client echoed throughout.
+    pub(crate) async fn stop(self) {
+        self.stop.send(()).unwrap();
+        let echoed = within("the UDP client stops", self.task).await.unwrap();
+        assert!(
+            echoed > 10,
+            "the UDP client exchanged {echoed} payloads meanwhile"
+        );
+    }
 }

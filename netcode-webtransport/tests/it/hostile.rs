@@ -8,7 +8,6 @@
 
 use std::time::Duration;
 
-use netcode_tokio::Client;
 use netcode_webtransport::wtransport::{ClientConfig, Connection, Endpoint};
 
 use crate::common::*;
@@ -38,30 +37,7 @@ async fn hostile_sessions_leave_the_server_and_its_udp_clients_whole() {
     let hash = rig.web.certificate_hash();
     let url = rig.url();
 
-    // The UDP client, echoing all along.
-    let mut udp = Client::new("127.0.0.1:0").await.unwrap();
-    udp.connect(&rig.token(1)).unwrap();
-    within("the UDP client connects", udp.connected())
-        .await
-        .unwrap();
-    let (stop_tx, mut stop) = tokio::sync::oneshot::channel::<()>();
-    let udp_task = tokio::spawn(async move {
-        let mut echoed = 0u64;
-        loop {
-            let sent = pattern(1 + (echoed as usize * 31) % 1200, echoed);
-            udp.send_packet(&sent).unwrap();
-            let echo = tokio::time::timeout(Duration::from_secs(2), udp.recv())
-                .await
-                .expect("every UDP payload is echoed within 2 s")
-                .expect("the UDP client stays connected");
-            assert_eq!(echo.data(), &sent[..]);
-            echoed += 1;
-            tokio::time::sleep(Duration::from_millis(2)).await;
-            if stop.try_recv().is_ok() {
-                return echoed;
-            }
-        }
-    });
+    let udp = UdpEchoer::start(&rig).await;
 
     // Garbage, oversized datagrams and streams on one live session.
     let session = within("a raw session", raw_session(&url, hash))
@@ -169,10 +145,5 @@ async fn hostile_sessions_leave_the_server_and_its_udp_clients_whole() {
         Some(&b"after the storm"[..])
     );
 
-    stop_tx.send(()).unwrap();
-    let echoed = within("the UDP client stops", udp_task).await.unwrap();
-    assert!(
-        echoed > 10,
-        "the UDP client exchanged {echoed} payloads meanwhile"
-    );
+    udp.stop().await;
 }

@@ -6,9 +6,12 @@
 //!   payloads both ways, the client's errors, refused tokens;
 //! * `hostile`: garbage, oversized datagrams, streams, other paths and a
 //!   flood of sessions, while a UDP client goes on;
-//! * `rotation`: a new certificate for new sessions, open ones spared.
+//! * `rotation`: a new certificate for new sessions, open ones spared;
+//! * `websocket`: the WebSocket fallback beside WebTransport: the same
+//!   slots, and hostile sockets refused while a UDP client goes on.
 
 mod common;
 mod hostile;
 mod rotation;
 mod sessions;
+mod websocket;
