@@ -1,8 +1,9 @@
-//! [`BrowserClient`] (wasm32 only): a netcode client on one WebTransport
-//! session. It opens the session, reads its datagrams on a background task
-//! into a bounded inbox, and on each `update` hands them to the
-//! [`Driver`], which writes what the protocol sends to the session's
-//! datagram writer.
+//! [`BrowserClient`] (wasm32 only): a netcode client on one session,
+//! WebTransport or its WebSocket fallback ([`Endpoints`]). It opens the
+//! session, gathers what arrives into a bounded inbox (a reading task for
+//! WebTransport, the socket's message handler for a WebSocket), and on
+//! each `update` hands it to the [`Driver`], which writes what the
+//! protocol sends to the session.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -10,6 +11,7 @@ use std::rc::Rc;
 use js_sys::Uint8Array;
 use netcode_proto::Instant;
 use netcode_proto::client::{ClientEvent, ClientState};
+use netcode_proto::constants::MAX_PACKET_BYTES;
 use netcode_proto::token::ConnectToken;
 use netcode_proto::traffic::ConnectionStats;
 use wasm_bindgen::JsCast;
@@ -19,17 +21,97 @@ use web_sys::{
     WebTransportHash, WebTransportOptions,
 };
 
-use crate::driver::{DISCONNECT_LINGER, Driver};
+use crate::driver::{DISCONNECT_LINGER, DatagramSink, Driver};
 use crate::error::{ConnectError, SendError};
 use crate::queue::Inbox;
+use crate::socket::{self, SocketWriter};
 use crate::time::Clock;
-use crate::web::{self, Writer};
+use crate::web::{self, Settled, Writer};
+
+/// How long [`BrowserClient::connect_any`] waits for a WebTransport
+/// session to open before it tries the WebSocket, by default: QUIC on a
+/// network that drops UDP never answers, and a browser takes its own
+/// handshake timeout (tens of seconds) to say so.
+pub const DEFAULT_FALLBACK_AFTER_MS: u32 = 3000;
+
+/// Which transport a client's session runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// A WebTransport session: datagrams, nothing held up by a loss.
+    WebTransport,
+    /// A WebSocket (the fallback): messages over TCP, where one lost
+    /// segment holds up everything behind it.
+    WebSocket,
+}
+
+impl Transport {
+    /// `"webtransport"` or `"websocket"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::WebTransport => "webtransport",
+            Transport::WebSocket => "websocket",
+        }
+    }
+}
+
+/// Where [`BrowserClient::connect_any`] may open its session, in order of
+/// preference: WebTransport where the browser has it and the session opens
+/// within [`fallback_after_ms`](Self::fallback_after_ms), else the
+/// WebSocket. Either may be absent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    /// The WebTransport URL (`https://host:port/path`).
+    pub webtransport: Option<String>,
+    /// The WebTransport certificate's SHA-256 hashes to pin (empty: a
+    /// certificate the browser trusts).
+    pub certificate_hashes: Vec<[u8; 32]>,
+    /// The WebSocket URL (`wss://host:port/path`, or `ws://` from a page
+    /// served over `http://`).
+    pub websocket: Option<String>,
+    /// How long the WebTransport session may take to open before the
+    /// WebSocket is tried (and the WebSocket to open, after). Default
+    /// [`DEFAULT_FALLBACK_AFTER_MS`].
+    pub fallback_after_ms: u32,
+}
+
+impl Default for Endpoints {
+    fn default() -> Self {
+        Self {
+            webtransport: None,
+            certificate_hashes: Vec::new(),
+            websocket: None,
+            fallback_after_ms: DEFAULT_FALLBACK_AFTER_MS,
+        }
+    }
+}
+
+/// A client's session and its writer.
+#[derive(Debug)]
+enum Session {
+    WebTransport {
+        transport: WebTransport,
+        datagrams: WebTransportDatagramDuplexStream,
+        writer: Writer,
+    },
+    WebSocket(SocketWriter),
+}
+
+impl DatagramSink for Session {
+    fn write(&mut self, datagram: &[u8]) {
+        match self {
+            Session::WebTransport { writer, .. } => writer.write(datagram),
+            Session::WebSocket(writer) => writer.write(datagram),
+        }
+    }
+}
 
 /// A netcode client connected (or connecting) over one WebTransport
-/// session, for games compiled to `wasm32-unknown-unknown`, in a window or
-/// a worker.
+/// session, or over a WebSocket where WebTransport cannot be had, for games
+/// compiled to `wasm32-unknown-unknown`, in a window or a worker.
 ///
-/// Made by [`connect`](Self::connect); then, once per frame, call
+/// Made by [`connect`](Self::connect) (WebTransport) or
+/// [`connect_any`](Self::connect_any) (WebTransport, else the WebSocket
+/// fallback; [`transport`](Self::transport) says which); then, once per frame, call
 /// [`update`](Self::update), take what arrived with
 /// [`receive`](Self::receive) and [`next_event`](Self::next_event), and
 /// [`send`](Self::send) payloads of up to
@@ -41,11 +123,9 @@ use crate::web::{self, Writer};
 /// client (and usually a new token).
 #[derive(Debug)]
 pub struct BrowserClient {
-    transport: WebTransport,
-    datagrams: WebTransportDatagramDuplexStream,
+    session: Session,
     driver: Driver,
     inbox: Rc<RefCell<Inbox>>,
-    writer: Writer,
     performance: Option<Performance>,
     clock: Clock,
     /// Set once the session is being closed by this client.
@@ -75,60 +155,75 @@ impl BrowserClient {
         if !web::global_has("WebTransport") {
             return Err(ConnectError::WebTransportUnavailable);
         }
-        let options = WebTransportOptions::new();
-        if !certificate_hashes.is_empty() {
-            let hashes: Vec<WebTransportHash> = certificate_hashes
-                .iter()
-                .map(|hash| {
-                    let entry = WebTransportHash::new();
-                    entry.set_algorithm("sha-256");
-                    entry.set_value_u8_array(&Uint8Array::from(&hash[..]));
-                    entry
-                })
-                .collect();
-            options.set_server_certificate_hashes(&hashes);
-        }
-        let transport = WebTransport::new_with_options(url, &options)
-            .map_err(|e| ConnectError::SessionFailed(web::js_message(&e)))?;
-        let closed = web::watch_closed(&transport);
-        if let Err(e) = JsFuture::from(transport.ready()).await {
-            return Err(ConnectError::SessionFailed(web::js_message(&e)));
-        }
-
-        let datagrams = transport.datagrams();
-        let max_datagram_size = read_max_datagram_size(&datagrams);
-        let writer = match web::datagram_writer(&datagrams) {
-            Ok(writer) => writer,
-            Err(e) => {
-                web::close(&transport);
-                return Err(ConnectError::SessionFailed(format!(
-                    "cannot write datagrams: {}",
-                    web::js_message(&e)
-                )));
-            }
-        };
-        // `getReader()` is typed as a plain object: it is a default reader.
-        let reader: ReadableStreamDefaultReader =
-            datagrams.readable().get_reader().unchecked_into();
         let inbox = Rc::new(RefCell::new(Inbox::default()));
-        spawn_local(web::read_datagrams(reader, closed, Rc::clone(&inbox)));
+        let (session, max_datagram_size) =
+            open_webtransport(url, certificate_hashes, &inbox, None).await?;
+        Self::start(session, max_datagram_size, inbox, connect_token)
+    }
 
+    /// Opens a session as `endpoints` say and starts connecting with the
+    /// 2048-byte `connect_token`: WebTransport where the browser has it
+    /// and the session opens within `fallback_after_ms`, else a WebSocket
+    /// (which must open within as long again). The token is the same
+    /// either way: the server's two doors lead to the same slots.
+    ///
+    /// Fails with [`ConnectError::SocketFailed`] (saying why WebTransport
+    /// was not used) when the WebSocket does not open either, or with the
+    /// WebTransport error when there is no WebSocket to fall back on.
+    pub async fn connect_any(
+        endpoints: &Endpoints,
+        connect_token: &[u8],
+    ) -> Result<Self, ConnectError> {
+        ConnectToken::read(connect_token)?;
+        let bound = i32::try_from(endpoints.fallback_after_ms).unwrap_or(i32::MAX);
+        let inbox = Rc::new(RefCell::new(Inbox::default()));
+        let webtransport_failure = match &endpoints.webtransport {
+            Some(url) if web::global_has("WebTransport") => {
+                match open_webtransport(url, &endpoints.certificate_hashes, &inbox, Some(bound))
+                    .await
+                {
+                    Ok((session, max_datagram_size)) => {
+                        return Self::start(session, max_datagram_size, inbox, connect_token);
+                    }
+                    Err(e) => e,
+                }
+            }
+            Some(_) => ConnectError::WebTransportUnavailable,
+            None => ConnectError::SessionFailed("no WebTransport URL given".to_owned()),
+        };
+        let Some(url) = &endpoints.websocket else {
+            return Err(webtransport_failure);
+        };
+        // A fresh inbox: the abandoned session may still record its end.
+        let inbox = Rc::new(RefCell::new(Inbox::default()));
+        let socket = socket::open(url, &inbox, bound).await.map_err(|e| {
+            ConnectError::SocketFailed(format!("{e} (and before it: {webtransport_failure})"))
+        })?;
+        let session = Session::WebSocket(SocketWriter { socket, dropped: 0 });
+        Self::start(session, MAX_PACKET_BYTES, inbox, connect_token)
+    }
+
+    /// The client on an open `session`, its first connection request sent.
+    fn start(
+        session: Session,
+        max_datagram_size: usize,
+        inbox: Rc<RefCell<Inbox>>,
+        connect_token: &[u8],
+    ) -> Result<Self, ConnectError> {
         let performance = web::performance();
         let mut clock = Clock::new();
         let now = clock.tick(web::now_millis(performance.as_ref()));
         let mut client = Self {
-            transport,
-            datagrams,
+            session,
             driver: Driver::new(max_datagram_size),
             inbox,
-            writer: Writer::new(writer),
             performance,
             clock,
             closing: false,
         };
         if let Err(e) = client
             .driver
-            .connect(now, connect_token, &mut client.writer)
+            .connect(now, connect_token, &mut client.session)
         {
             client.close_session();
             return Err(e.into());
@@ -136,6 +231,14 @@ impl BrowserClient {
         // The first connection request goes out now, not a frame later.
         client.update();
         Ok(client)
+    }
+
+    /// The transport this client's session runs on.
+    pub fn transport(&self) -> Transport {
+        match self.session {
+            Session::WebTransport { .. } => Transport::WebTransport,
+            Session::WebSocket(_) => Transport::WebSocket,
+        }
     }
 
     fn now(&mut self) -> Instant {
@@ -148,19 +251,21 @@ impl BrowserClient {
     /// connection if the session closed.
     pub fn update(&mut self) {
         let now = self.now();
-        self.driver
-            .set_max_datagram_size(read_max_datagram_size(&self.datagrams));
+        if let Session::WebTransport { datagrams, .. } = &self.session {
+            self.driver
+                .set_max_datagram_size(read_max_datagram_size(datagrams));
+        }
         let Ok(mut inbox) = self.inbox.try_borrow_mut() else {
             return;
         };
-        self.driver.update(now, &mut inbox, &mut self.writer);
+        self.driver.update(now, &mut inbox, &mut self.session);
     }
 
     /// Sends one payload to the server, right away: 1 to
     /// [`payload_limit`](Self::payload_limit) bytes, while connected.
     pub fn send(&mut self, payload: &[u8]) -> Result<(), SendError> {
         let now = self.now();
-        self.driver.send(now, payload, &mut self.writer)
+        self.driver.send(now, payload, &mut self.session)
     }
 
     /// Takes the oldest payload received from the server.
@@ -231,9 +336,13 @@ impl BrowserClient {
     }
 
     /// Datagram writes the browser rejected (the session closed under
-    /// them).
+    /// them), or, on a WebSocket, packets dropped because the browser held
+    /// too much unsent (a stalled TCP connection) or refused them.
     pub fn rejected_writes(&self) -> u64 {
-        self.writer.rejected()
+        match &self.session {
+            Session::WebTransport { writer, .. } => writer.rejected(),
+            Session::WebSocket(writer) => writer.dropped,
+        }
     }
 
     /// The platform-independent driver underneath, for the core client's
@@ -252,26 +361,35 @@ impl BrowserClient {
             return;
         }
         let now = self.now();
-        self.driver.disconnect(now, &mut self.writer);
+        self.driver.disconnect(now, &mut self.session);
         self.close_session();
     }
 
-    /// Closes the session once the last queued write has settled and
-    /// [`DISCONNECT_LINGER`] more has passed: closing a QUIC connection
-    /// drops the datagrams it has not sent yet.
+    /// Closes the session. A WebTransport session waits for the last
+    /// queued write to settle and [`DISCONNECT_LINGER`] more (closing a QUIC
+    /// connection drops the datagrams it has not sent yet); a WebSocket
+    /// closes at once (the browser sends what it holds first).
     fn close_session(&mut self) {
         self.closing = true;
-        let last = self.writer.take_last();
-        let transport = self.transport.clone();
-        spawn_local(async move {
-            if let Some(last) = last {
-                // Resolved or rejected, the earlier writes were handed over.
-                let _ = JsFuture::from(last).await;
+        match &mut self.session {
+            Session::WebTransport {
+                transport, writer, ..
+            } => {
+                let last = writer.take_last();
+                let transport = transport.clone();
+                spawn_local(async move {
+                    if let Some(last) = last {
+                        // Resolved or rejected, the earlier writes were
+                        // handed over.
+                        let _ = JsFuture::from(last).await;
+                    }
+                    let linger = i32::try_from(DISCONNECT_LINGER.as_millis()).unwrap_or(i32::MAX);
+                    let _ = JsFuture::from(web::delay(linger)).await;
+                    web::close(&transport);
+                });
             }
-            let linger = i32::try_from(DISCONNECT_LINGER.as_millis()).unwrap_or(i32::MAX);
-            let _ = JsFuture::from(web::delay(linger)).await;
-            web::close(&transport);
-        });
+            Session::WebSocket(writer) => socket::close(&writer.socket),
+        }
     }
 }
 
@@ -285,4 +403,73 @@ impl Drop for BrowserClient {
 /// The session's `maxDatagramSize` now.
 fn read_max_datagram_size(datagrams: &WebTransportDatagramDuplexStream) -> usize {
     usize::try_from(datagrams.max_datagram_size()).unwrap_or(0)
+}
+
+/// Opens a WebTransport session to `url`, within `bound_ms` if given, and
+/// starts reading its datagrams into `inbox`: the session and its
+/// `maxDatagramSize`.
+async fn open_webtransport(
+    url: &str,
+    certificate_hashes: &[[u8; 32]],
+    inbox: &Rc<RefCell<Inbox>>,
+    bound_ms: Option<i32>,
+) -> Result<(Session, usize), ConnectError> {
+    let options = WebTransportOptions::new();
+    if !certificate_hashes.is_empty() {
+        let hashes: Vec<WebTransportHash> = certificate_hashes
+            .iter()
+            .map(|hash| {
+                let entry = WebTransportHash::new();
+                entry.set_algorithm("sha-256");
+                entry.set_value_u8_array(&Uint8Array::from(&hash[..]));
+                entry
+            })
+            .collect();
+        options.set_server_certificate_hashes(&hashes);
+    }
+    let transport = WebTransport::new_with_options(url, &options)
+        .map_err(|e| ConnectError::SessionFailed(web::js_message(&e)))?;
+    let closed = web::watch_closed(&transport);
+    let settled = match bound_ms {
+        None => match JsFuture::from(transport.ready()).await {
+            Ok(_) => Settled::Fulfilled,
+            Err(reason) => Settled::Rejected(reason),
+        },
+        Some(bound) => web::settle_within(transport.ready().unchecked_ref(), bound).await,
+    };
+    match settled {
+        Settled::Fulfilled => {}
+        Settled::TimedOut => {
+            web::close(&transport);
+            return Err(ConnectError::SessionFailed(format!(
+                "not open after {} ms",
+                bound_ms.unwrap_or(0)
+            )));
+        }
+        Settled::Rejected(reason) => {
+            return Err(ConnectError::SessionFailed(web::js_message(&reason)));
+        }
+    }
+
+    let datagrams = transport.datagrams();
+    let max_datagram_size = read_max_datagram_size(&datagrams);
+    let writer = match web::datagram_writer(&datagrams) {
+        Ok(writer) => writer,
+        Err(e) => {
+            web::close(&transport);
+            return Err(ConnectError::SessionFailed(format!(
+                "cannot write datagrams: {}",
+                web::js_message(&e)
+            )));
+        }
+    };
+    // `getReader()` is typed as a plain object: it is a default reader.
+    let reader: ReadableStreamDefaultReader = datagrams.readable().get_reader().unchecked_into();
+    spawn_local(web::read_datagrams(reader, closed, Rc::clone(inbox)));
+    let session = Session::WebTransport {
+        transport,
+        datagrams,
+        writer: Writer::new(writer),
+    };
+    Ok((session, max_datagram_size))
 }

@@ -2,7 +2,7 @@
 //! [`SendError`], each with a readable message (what the JavaScript binding
 //! throws). Every client on the [`Driver`](crate::Driver) fails with them:
 //! `BrowserClient` in a page, netcode-webtransport's `WebTransportClient`
-//! natively.
+//! and `WebSocketClient` natively.
 
 use core::fmt;
 
@@ -12,9 +12,9 @@ use netcode_proto::token::TokenError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConnectError {
     /// This browser (or worker) has no `WebTransport`: Safari before 26,
-    /// older Firefox, or a page that is not a secure context. Such a
-    /// browser would need a WebSocket relay, which this crate does not
-    /// provide. (Native clients always have WebTransport.)
+    /// older Firefox, or a page that is not a secure context, and no
+    /// WebSocket fallback was given (`BrowserClient::connect_any` takes
+    /// one). (Native clients always have WebTransport.)
     WebTransportUnavailable,
     /// The session did not open, with the browser's message (natively,
     /// wtransport's). A wrong certificate hash, an unacceptable
@@ -23,6 +23,10 @@ pub enum ConnectError {
     /// in Chromium ("Opening handshake failed."); the server's log tells
     /// which.
     SessionFailed(String),
+    /// The WebSocket (the fallback) did not open, with the browser's (or
+    /// the native client's) message, and why WebTransport was not used
+    /// when it was tried first.
+    SocketFailed(String),
     /// A certificate hash was not 32 bytes written as 64 hexadecimal digits.
     BadCertificateHash(String),
     /// The connect token could not be read.
@@ -38,6 +42,7 @@ impl fmt::Display for ConnectError {
             Self::SessionFailed(message) => {
                 write!(f, "the WebTransport session failed to open: {message}")
             }
+            Self::SocketFailed(message) => write!(f, "the WebSocket failed to open: {message}"),
             Self::BadCertificateHash(reason) => write!(f, "bad certificate hash: {reason}"),
             Self::InvalidConnectToken(e) => write!(f, "invalid connect token: {e}"),
         }
@@ -76,8 +81,8 @@ pub enum SendError {
     Empty,
     /// The client is not connected (still connecting, or disconnected).
     NotConnected,
-    /// The WebTransport session is closed (by the server, the network, or
-    /// [`disconnect`](crate::Driver::disconnect)).
+    /// The session (WebTransport or WebSocket) is closed (by the server,
+    /// the network, or [`disconnect`](crate::Driver::disconnect)).
     SessionClosed,
 }
 
@@ -90,7 +95,7 @@ impl fmt::Display for SendError {
             ),
             Self::Empty => f.write_str("payload is empty (netcode payloads are 1 to 1200 bytes)"),
             Self::NotConnected => f.write_str("not connected"),
-            Self::SessionClosed => f.write_str("the WebTransport session is closed"),
+            Self::SessionClosed => f.write_str("the session is closed"),
         }
     }
 }

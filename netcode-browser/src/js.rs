@@ -18,10 +18,11 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::client::BrowserClient;
+use crate::client::{BrowserClient, DEFAULT_FALLBACK_AFTER_MS, Endpoints};
 use crate::hash::parse_certificate_hash;
 
-/// A netcode client over WebTransport, for JavaScript.
+/// A netcode client over WebTransport (or its WebSocket fallback), for
+/// JavaScript.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct NetcodeClient {
@@ -49,6 +50,43 @@ impl NetcodeClient {
             .await
             .map_err(|e| JsError::new(&e.to_string()))?;
         Ok(NetcodeClient { inner })
+    }
+
+    /// `NetcodeClient.connectAny(webtransportUrl, certificateHashHex,
+    /// websocketUrl, token, fallbackAfterMs)`: WebTransport where the
+    /// browser has it and the session opens within `fallbackAfterMs`
+    /// (default 3000), else a WebSocket at `websocketUrl`. Either URL may
+    /// be `""` (none). `transport` then says which was taken. Rejects with
+    /// an `Error` saying why neither opened.
+    #[wasm_bindgen(js_name = connectAny)]
+    pub async fn connect_any(
+        webtransport_url: String,
+        certificate_hash_hex: String,
+        websocket_url: String,
+        token: Vec<u8>,
+        fallback_after_ms: Option<u32>,
+    ) -> Result<NetcodeClient, JsError> {
+        let certificate_hashes: Vec<[u8; 32]> = parse_certificate_hash(&certificate_hash_hex)
+            .map_err(|e| JsError::new(&e.to_string()))?
+            .into_iter()
+            .collect();
+        let given = |url: String| (!url.is_empty()).then_some(url);
+        let endpoints = Endpoints {
+            webtransport: given(webtransport_url),
+            certificate_hashes,
+            websocket: given(websocket_url),
+            fallback_after_ms: fallback_after_ms.unwrap_or(DEFAULT_FALLBACK_AFTER_MS),
+        };
+        let inner = BrowserClient::connect_any(&endpoints, &token)
+            .await
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(NetcodeClient { inner })
+    }
+
+    /// `transport`: `"webtransport"` or `"websocket"`, the session's.
+    #[wasm_bindgen(getter)]
+    pub fn transport(&self) -> String {
+        self.inner.transport().name().to_owned()
     }
 
     /// `update()`: one turn, once per frame: handles what arrived, sends

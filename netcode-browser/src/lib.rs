@@ -52,10 +52,12 @@ mod client;
 #[cfg(target_arch = "wasm32")]
 pub mod js;
 #[cfg(target_arch = "wasm32")]
+mod socket;
+#[cfg(target_arch = "wasm32")]
 mod web;
 
 #[cfg(target_arch = "wasm32")]
-pub use client::BrowserClient;
+pub use client::{BrowserClient, DEFAULT_FALLBACK_AFTER_MS, Endpoints, Transport};
 pub use driver::{
     DISCONNECT_LINGER, DatagramSink, Driver, EVENT_QUEUE_CAPACITY, RECEIVE_QUEUE_CAPACITY,
 };

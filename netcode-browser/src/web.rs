@@ -33,6 +33,19 @@ extern "C" {
     #[wasm_bindgen(method, js_name = catch)]
     fn catch(this: &CatchablePromise, handler: &Function) -> JsValue;
 
+    /// A promise, seen only for a `then` with plain functions.
+    #[wasm_bindgen(js_name = Promise)]
+    type ThenablePromise;
+
+    /// `promise.then(onFulfilled, onRejected)`, with plain JavaScript
+    /// functions.
+    #[wasm_bindgen(method, js_name = then)]
+    fn then_either(
+        this: &ThenablePromise,
+        on_fulfilled: &Function,
+        on_rejected: &Function,
+    ) -> JsValue;
+
     /// A WebTransport session, seen only for a `close` that cannot throw
     /// into Rust.
     #[wasm_bindgen(js_name = WebTransport)]
@@ -96,6 +109,51 @@ pub(crate) fn delay(milliseconds: i32) -> Promise {
             let _ = resolve.call0(&JsValue::UNDEFINED);
         }
     })
+}
+
+/// How [`settle_within`] ended.
+#[derive(Debug)]
+pub(crate) enum Settled {
+    /// The promise fulfilled.
+    Fulfilled,
+    /// The promise rejected, with this reason.
+    Rejected(JsValue),
+    /// The bound passed first.
+    TimedOut,
+}
+
+/// Waits for `promise` for at most `milliseconds`. A rejection that comes
+/// after the bound is still handled (never reported as unhandled).
+pub(crate) async fn settle_within(promise: &JsValue, milliseconds: i32) -> Settled {
+    // Resolves with `true`, the rejection's reason wrapped in an array, or
+    // `false` (the timer's), whichever comes first.
+    let first = Promise::new(&mut |resolve: Function, _reject: Function| {
+        let fulfilled = resolve.clone();
+        let on_fulfilled = Closure::once_into_js(move |_: JsValue| {
+            let _ = fulfilled.call1(&JsValue::NULL, &JsValue::TRUE);
+        });
+        let rejected = resolve.clone();
+        let on_rejected = Closure::once_into_js(move |reason: JsValue| {
+            let _ = rejected.call1(&JsValue::NULL, &js_sys::Array::of1(&reason));
+        });
+        promise
+            .unchecked_ref::<ThenablePromise>()
+            .then_either(on_fulfilled.unchecked_ref(), on_rejected.unchecked_ref());
+        let on_time = Closure::once_into_js(move |_: JsValue| {
+            let _ = resolve.call1(&JsValue::NULL, &JsValue::FALSE);
+        });
+        let never = Closure::once_into_js(|_: JsValue| {});
+        delay(milliseconds)
+            .unchecked_ref::<ThenablePromise>()
+            .then_either(on_time.unchecked_ref(), never.unchecked_ref());
+    });
+    match JsFuture::from(first).await {
+        Ok(value) if value.as_bool() == Some(true) => Settled::Fulfilled,
+        Ok(value) if value.as_bool() == Some(false) => Settled::TimedOut,
+        Ok(value) => Settled::Rejected(Reflect::get_u32(&value, 0).unwrap_or(value)),
+        // The promise made here never rejects.
+        Err(reason) => Settled::Rejected(reason),
+    }
 }
 
 /// Closes the session, ignoring what it might throw.

@@ -8,10 +8,14 @@
 //! greeting, checks the binding's errors, and disconnects; it reports each
 //! step to `/report`. The test holds the page's reports and the server's
 //! events to what should happen: above all, the server sees the client's
-//! netcode disconnect, not a timeout, and then the session closes. It runs
-//! in Chromium and in Firefox on their own datagram streams, and in
-//! Chromium on one made to look like Safari 26's (no `writable`, a
-//! `createWritable()`).
+//! netcode disconnect, not a timeout, and then the session closes. The page
+//! connects with `connectAny`, WebTransport first and the server's
+//! WebSocket after a bound, and says which it took. It runs in Chromium and
+//! in Firefox on their own WebTransport; in Chromium on a datagram stream
+//! made to look like Safari 26's (no `writable`, a `createWritable()`); in
+//! both on a page without `WebTransport` (the WebSocket); and in Chromium
+//! with a WebTransport URL whose UDP port swallows everything, as a network
+//! that drops UDP does (the WebSocket, within the bound).
 //!
 //! It needs the package and the browsers: `NETCODE_BROWSER_PKG` names the
 //! package directory, `NETCODE_CHROMIUM` and `NETCODE_FIREFOX` the browsers
@@ -29,11 +33,13 @@ use std::time::{Duration, Instant};
 
 use netcode_browser::payload_limit;
 use netcode_tokio::{DisconnectReason, Incoming, Server, ServerEvent};
-use netcode_webtransport::{WebTransport, WebTransportConfig};
+use netcode_webtransport::{WebSocket, WebSocketConfig, WebTransport, WebTransportConfig};
 use test_fixtures::browser::{BrowserSetup, Engine};
 
 /// How long the page has for the whole exchange.
 const DEADLINE: Duration = Duration::from_secs(60);
+/// How long the page waits for WebTransport before the WebSocket.
+const FALLBACK_MS: u64 = 1500;
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -131,7 +137,24 @@ async fn a_page_with_safaris_datagram_stream_exchanges_payloads() {
     live_exchange(Engine::Chromium, Shape::Safari).await;
 }
 
-/// How the page's WebTransport datagram stream looks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_without_webtransport_falls_back_on_the_websocket() {
+    live_exchange(Engine::Chromium, Shape::NoWebTransport).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn firefox_without_webtransport_falls_back_on_the_websocket() {
+    live_exchange(Engine::Firefox, Shape::NoWebTransport).await;
+}
+
+/// The WebTransport URL names a UDP port that swallows everything, as a
+/// network that drops UDP does: the page falls back within its bound.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_whose_webtransport_never_answers_falls_back_within_the_bound() {
+    live_exchange(Engine::Chromium, Shape::Blocked).await;
+}
+
+/// How the page's browser looks to the client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
     /// As the browser has it (Chromium and Firefox: a `writable`
@@ -139,14 +162,28 @@ enum Shape {
     Native,
     /// As Safari 26 has it: no `writable`, a `createWritable()` method.
     Safari,
+    /// No `WebTransport` at all.
+    NoWebTransport,
+    /// WebTransport whose server never answers (its UDP swallowed).
+    Blocked,
 }
 
 impl Shape {
     /// Its name on the page (`%SHAPE%`).
+    /// The transport the page should end up on.
+    fn transport(self) -> &'static str {
+        match self {
+            Shape::Native | Shape::Safari => "webtransport",
+            Shape::NoWebTransport | Shape::Blocked => "websocket",
+        }
+    }
+
     fn page_name(self) -> &'static str {
         match self {
             Shape::Native => "native",
             Shape::Safari => "safari",
+            Shape::NoWebTransport => "no-webtransport",
+            Shape::Blocked => "blocked",
         }
     }
 }
@@ -165,8 +202,20 @@ async fn live_exchange(engine: Engine, shape: Shape) {
     let web = WebTransport::bind(WebTransportConfig::self_signed(bind, &["127.0.0.1"]))
         .await
         .expect("bind WebTransport");
+    let socket = WebSocket::bind_beside(WebSocketConfig::new(bind), &web)
+        .await
+        .expect("bind WebSocket");
     web.attach(&mut server);
     server.start(4).await.expect("start");
+    // For `Blocked`: a UDP port that never answers.
+    let black_hole = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind a black hole");
+    let webtransport_url = match shape {
+        Shape::Blocked => format!(
+            "https://127.0.0.1:{}/netcode",
+            black_hole.local_addr().expect("an address").port()
+        ),
+        _ => web.url("127.0.0.1"),
+    };
     let token = test_fixtures::token_timing_out(1, &[server.public_address()], 5);
 
     // The server: greets each client with the largest payload that reaches
@@ -207,7 +256,9 @@ async fn live_exchange(engine: Engine, shape: Shape) {
     });
 
     let page = include_str!("live_page.html")
-        .replace("%URL%", &web.url("127.0.0.1"))
+        .replace("%URL%", &webtransport_url)
+        .replace("%WSURL%", &socket.url("127.0.0.1"))
+        .replace("%FALLBACK%", &FALLBACK_MS.to_string())
         .replace("%HASH%", &web.certificate_hash_hex())
         .replace("%TOKEN%", &hex(&token))
         .replace("%SHAPE%", shape.page_name());
@@ -245,11 +296,12 @@ async fn live_exchange(engine: Engine, shape: Shape) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // The page closed its session after the disconnect packets.
-    while web.stats().sessions_open > 0 {
+    while web.stats().sessions_open + socket.stats().sessions_open > 0 {
         assert!(
             started.elapsed() < DEADLINE,
-            "the session stayed open: {:?}",
-            web.stats()
+            "the session stayed open: {:?} {:?}",
+            web.stats(),
+            socket.stats()
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -258,6 +310,7 @@ async fn live_exchange(engine: Engine, shape: Shape) {
     println!("page reports: {lines:#?}");
     println!("server events: {server_events:#?}");
     println!("WebTransport: {:?}", web.stats());
+    println!("WebSocket: {:?}", socket.stats());
 
     let line = |prefix: &str| {
         lines
@@ -266,6 +319,17 @@ async fn live_exchange(engine: Engine, shape: Shape) {
             .unwrap_or_else(|| panic!("no {prefix:?} report; page: {lines:#?}"))
             .to_owned()
     };
+    // The transport it should be on, found within the bound.
+    let transport = line("transport ");
+    let (name, took) = transport.split_once(' ').unwrap_or((&transport, ""));
+    assert_eq!(name, shape.transport(), "{lines:#?}");
+    if shape == Shape::Blocked {
+        let took: u64 = took.parse().expect("milliseconds");
+        assert!(
+            (FALLBACK_MS..FALLBACK_MS + 2000).contains(&took),
+            "fell back after {took} ms, with a bound of {FALLBACK_MS} ms"
+        );
+    }
     let open = line("open ");
     let numbers: Vec<usize> = open
         .split_whitespace()
@@ -316,10 +380,7 @@ async fn live_exchange(engine: Engine, shape: Shape) {
         line("disconnected "),
         "disconnected: disconnected by this client"
     );
-    assert_eq!(
-        line("send after disconnect: "),
-        "the WebTransport session is closed"
-    );
+    assert_eq!(line("send after disconnect: "), "the session is closed");
     let received: Vec<Vec<u8>> = payloads.try_iter().collect();
     assert_eq!(
         received,

@@ -46,11 +46,11 @@ impl WebSocketClient {
     /// connecting with the 2048-byte `connect_token`; the first connection
     /// request goes out before this returns. An unreadable token fails
     /// with [`ConnectError::InvalidConnectToken`] before any network work;
-    /// a socket that does not open, with [`ConnectError::SessionFailed`].
+    /// a socket that does not open, with [`ConnectError::SocketFailed`].
     pub async fn connect(url: &str, connect_token: &[u8]) -> Result<Self, ConnectError> {
         ConnectToken::read(connect_token)?;
         let failed = |what: &str, e: &dyn std::fmt::Display| {
-            ConnectError::SessionFailed(format!("{what}: {e}"))
+            ConnectError::SocketFailed(format!("{what}: {e}"))
         };
         let authority = url
             .strip_prefix("ws://")

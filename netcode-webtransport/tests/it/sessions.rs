@@ -87,7 +87,7 @@ async fn udp_and_webtransport_clients_share_the_slots_of_one_server() {
     assert_eq!(late, Err(SendError::SessionClosed));
     assert_eq!(
         late.map_err(|e| e.to_string()),
-        Err("the WebTransport session is closed".to_owned())
+        Err("the session is closed".to_owned())
     );
     rig.until("the session is gone", |web, _| web.sessions_open == 0)
         .await;
