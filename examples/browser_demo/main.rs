@@ -18,8 +18,8 @@ use netcode_examples::{
     run_program, unexpected, value,
 };
 use netcode_tokio::proto::Key;
-use netcode_tokio::{Incoming, Server, ServerConfig};
-use netcode_webtransport::{WebTransport, WebTransportConfig};
+use netcode_tokio::{Incoming, Server, ServerConfig, ServerEvent};
+use netcode_webtransport::{WebSocket, WebSocketConfig, WebTransport, WebTransportConfig};
 
 use status::Status;
 
@@ -47,16 +47,22 @@ The page's wasm client must be built first (once):
 HTTP:
   GET /          the page
   GET /token     a connect token for a browser, with the WebTransport URL
-                 and certificate hash (?kind=expired or ?kind=foreign: a
+                 and certificate hash and the WebSocket URL (the page
+                 falls back on it when WebTransport does not open within
+                 3 s; ?transport=websocket on the page's address takes it
+                 at once) (?kind=expired or ?kind=foreign: a
                  token the server must refuse, to see what that looks like)
   GET /status    JSON: {\"clients\": [{\"slot\", \"client_id\", \"transport\":
-                 \"udp\" | \"webtransport\", \"intact\", \"wrong\"}], ...}:
+                 \"udp\" | \"webtransport\" | \"websocket\", \"intact\",
+                 \"wrong\"}], ...}:
                  payloads received from each client, checked
   POST /report   what a page saw (shown in /status under \"pages\")
 
 options:
   --udp ADDRESS           UDP address (default 127.0.0.1:40000)
   --webtransport ADDRESS  WebTransport (QUIC) address (default 127.0.0.1:40001)
+  --websocket ADDRESS     WebSocket (TCP, plain ws://) address, the fallback
+                          (default 127.0.0.1:40002)
   --http ADDRESS          HTTP address (default 127.0.0.1:8080)
   --web DIR               the built wasm client (default target/browser-pkg
                           of this workspace)
@@ -70,6 +76,7 @@ options:
 struct Options {
     udp: SocketAddr,
     webtransport: SocketAddr,
+    websocket: SocketAddr,
     http: SocketAddr,
     web: PathBuf,
     seconds: Option<f64>,
@@ -84,6 +91,7 @@ fn parse_args(parser: &mut Parser) -> Result<Options, CommandLineError> {
     let mut options = Options {
         udp: address(SERVER_ADDRESS),
         webtransport: address("127.0.0.1:40001"),
+        websocket: address("127.0.0.1:40002"),
         http: address("127.0.0.1:8080"),
         web: PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -96,6 +104,9 @@ fn parse_args(parser: &mut Parser) -> Result<Options, CommandLineError> {
             lexopt::Arg::Long("udp") => options.udp = value(parser, "--udp", "an address")?,
             lexopt::Arg::Long("webtransport") => {
                 options.webtransport = value(parser, "--webtransport", "an address")?;
+            }
+            lexopt::Arg::Long("websocket") => {
+                options.websocket = value(parser, "--websocket", "an address")?;
             }
             lexopt::Arg::Long("http") => options.http = value(parser, "--http", "an address")?,
             lexopt::Arg::Long("web") => options.web = value(parser, "--web", "a directory")?,
@@ -134,6 +145,9 @@ async fn serve(options: Options) -> Result<(), String> {
     ))
     .await
     .map_err(|e| format!("WebTransport on {}: {e}", options.webtransport))?;
+    let fallback = WebSocket::bind_beside(WebSocketConfig::new(options.websocket), &endpoint)
+        .await
+        .map_err(|e| format!("WebSocket on {}: {e}", options.websocket))?;
     endpoint.attach(&mut server);
     server
         .start(MAX_CLIENTS)
@@ -147,10 +161,15 @@ async fn serve(options: Options) -> Result<(), String> {
         .map_err(|e| format!("HTTP on {}: {e}", options.http))?;
     let http = listener.local_addr().map_err(|e| e.to_string())?;
     println!("open http://{http}/");
-    println!("udp {udp}, webtransport {}", endpoint.url(&host));
+    println!(
+        "udp {udp}, webtransport {}, websocket {}",
+        endpoint.url(&host),
+        fallback.url(&host)
+    );
     flush();
     let app = web::router(web::Shared {
         endpoint: Arc::clone(&endpoint),
+        websocket_url: fallback.url(&host),
         host,
         udp,
         key,
@@ -192,7 +211,11 @@ async fn serve(options: Options) -> Result<(), String> {
                     server.free_packet(packet);
                 }
                 Incoming::Event(event) => {
-                    println!("{}", status::lock(&status).apply(&event).unwrap_or_else(|| describe(&event)));
+                    let browser = match event {
+                        ServerEvent::ClientConnected { address: Some(peer), .. } => endpoint.relay().transport_of(peer),
+                        _ => None,
+                    };
+                    println!("{}", status::lock(&status).apply(&event, browser).unwrap_or_else(|| describe(&event)));
                     flush();
                 }
             },

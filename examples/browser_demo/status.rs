@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use netcode_tokio::ServerEvent;
 use netcode_tokio::netcode_std::transport::is_virtual;
+use netcode_webtransport::BrowserTransport;
 use serde_json::{Value, json};
 
 /// Page reports kept at most (the newest).
@@ -44,9 +45,10 @@ pub(crate) fn is_demo_payload(data: &[u8]) -> bool {
     !data.is_empty() && data.iter().enumerate().all(|(i, b)| *b == (i % 256) as u8)
 }
 
-fn transport(address: Option<SocketAddr>) -> &'static str {
-    match address {
-        Some(address) if is_virtual(&address) => "webtransport",
+/// The transport's name: `browser`'s door for a virtual peer, else UDP.
+fn transport(address: Option<SocketAddr>, browser: Option<BrowserTransport>) -> &'static str {
+    match (address, browser) {
+        (Some(address), Some(door)) if is_virtual(&address) => door.name(),
         _ => "udp",
     }
 }
@@ -66,15 +68,20 @@ impl Status {
         }
     }
 
-    /// Follows a connect or disconnect; the line to print for it.
-    pub(crate) fn apply(&mut self, event: &ServerEvent) -> Option<String> {
+    /// Follows a connect or disconnect (`browser`: the door a connecting
+    /// browser came in by); the line to print for it.
+    pub(crate) fn apply(
+        &mut self,
+        event: &ServerEvent,
+        browser: Option<BrowserTransport>,
+    ) -> Option<String> {
         match *event {
             ServerEvent::ClientConnected {
                 client_index,
                 client_id,
                 address,
             } => {
-                let transport = transport(address);
+                let transport = transport(address, browser);
                 self.slots.insert(
                     client_index,
                     Connected {

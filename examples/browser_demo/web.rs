@@ -39,6 +39,7 @@ const REFUSED_TIMEOUT: i32 = 2;
 #[derive(Clone)]
 pub(crate) struct Shared {
     pub(crate) endpoint: Arc<WebTransport>,
+    pub(crate) websocket_url: String,
     pub(crate) host: String,
     pub(crate) udp: SocketAddr,
     pub(crate) key: Key,
@@ -127,6 +128,7 @@ async fn token(State(shared): State<Shared>, RawQuery(query): RawQuery) -> Respo
             "kind": kind,
             "url": shared.endpoint.url(&shared.host),
             "certificate_hash": shared.endpoint.certificate_hash_hex(),
+            "websocket_url": shared.websocket_url,
         })),
         Err(e) => failure(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }

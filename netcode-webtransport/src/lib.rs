@@ -79,7 +79,7 @@ pub use netcode_browser;
 /// native [`WebTransportClient`] and the browser's client stand on the same
 /// driver and fail in the same words.
 pub use netcode_browser::{ConnectError, DISCONNECT_LINGER, SendError};
-pub use relay::{INBOUND_LIMIT, Relay, WebTransportStats};
+pub use relay::{BrowserTransport, INBOUND_LIMIT, Relay, WebTransportStats};
 pub use websocket::{
     DEFAULT_MAX_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES, WEBSOCKET_CLOSE_SILENT, WebSocket,
     WebSocketClient, WebSocketConfig, WebSocketStats,

@@ -246,7 +246,34 @@ pub struct Relay {
     pub(crate) shared: Arc<Shared>,
 }
 
+/// The door a browser client came in by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrowserTransport {
+    /// A WebTransport session.
+    WebTransport,
+    /// A WebSocket (the fallback).
+    WebSocket,
+}
+
+impl BrowserTransport {
+    /// `"webtransport"` or `"websocket"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BrowserTransport::WebTransport => "webtransport",
+            BrowserTransport::WebSocket => "websocket",
+        }
+    }
+}
+
 impl Relay {
+    /// The door virtual peer `peer` came in by, while its session is open.
+    pub fn transport_of(&self, peer: SocketAddr) -> Option<BrowserTransport> {
+        match lock(&self.shared.sessions).get(&peer)? {
+            Outbound::WebTransport(_) => Some(BrowserTransport::WebTransport),
+            Outbound::WebSocket(_) => Some(BrowserTransport::WebSocket),
+        }
+    }
+
     /// The largest payload a server's packet to virtual peer `peer` can
     /// carry now, or `None` if `peer` has no open session. Toward a
     /// WebTransport session it follows the datagram size QUIC allows on

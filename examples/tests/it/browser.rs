@@ -1,5 +1,6 @@
 //! The browser demo end to end, in real browsers: headless Chromium, then
-//! headless Firefox, opens the demo's page, whose wasm client is refused with an expired and a
+//! headless Firefox (and Chromium once more, told to take the WebSocket
+//! fallback), opens the demo's page, whose wasm client is refused with an expired and a
 //! foreign token, then connects over WebTransport, exchanges payloads both
 //! ways (each checked byte for byte by its receiver), and disconnects
 //! cleanly, so that the server sees a client disconnect, not a timeout;
@@ -94,8 +95,19 @@ fn firefox_and_a_udp_client_share_the_demo_server() {
     a_browser_and_a_udp_client_share_the_demo_server(Engine::Firefox);
 }
 
+/// The page asked to take the WebSocket fallback at once.
+#[test]
+fn chromium_over_the_websocket_fallback_shares_the_demo_server() {
+    share_the_demo_server(Engine::Chromium, "websocket");
+}
+
 /// The demo's page in `engine` beside a UDP client, as the module says.
 fn a_browser_and_a_udp_client_share_the_demo_server(engine: Engine) {
+    share_the_demo_server(engine, "webtransport");
+}
+
+/// The demo's page in `engine` on `transport` beside a UDP client.
+fn share_the_demo_server(engine: Engine, transport: &str) {
     let Some(setup) = BrowserSetup::from_env("the browser end-to-end test", engine) else {
         return;
     };
@@ -107,6 +119,8 @@ fn a_browser_and_a_udp_client_share_the_demo_server(engine: Engine) {
             "--udp",
             "127.0.0.1:0",
             "--webtransport",
+            "127.0.0.1:0",
+            "--websocket",
             "127.0.0.1:0",
             "--http",
             "127.0.0.1:0",
@@ -132,7 +146,9 @@ fn a_browser_and_a_udp_client_share_the_demo_server(engine: Engine) {
 
     let stop = Arc::new(AtomicBool::new(false));
     let native = udp_client(udp, Arc::clone(&stop));
-    let _browser = setup.open(&format!("http://{http}/?test=1&seconds=4"));
+    let _browser = setup.open(&format!(
+        "http://{http}/?test=1&seconds=4&transport={transport}"
+    ));
 
     // Until the page is done, watching both transports hold slots at once.
     let started = Instant::now();
@@ -150,7 +166,7 @@ fn a_browser_and_a_udp_client_share_the_demo_server(engine: Engine) {
             .iter()
             .filter_map(|c| c["transport"].as_str())
             .collect();
-        together |= transports.contains(&"udp") && transports.contains(&"webtransport");
+        together |= transports.contains(&"udp") && transports.contains(&transport);
         let page = status["pages"]
             .as_object()
             .and_then(|pages| pages.values().next().cloned());
@@ -188,7 +204,7 @@ fn a_browser_and_a_udp_client_share_the_demo_server(engine: Engine) {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["transport"] == "webtransport")
+        .find(|c| c["transport"] == transport)
         .unwrap_or_else(|| panic!("the browser's client left its slot: {status}"));
     assert_eq!(web_client["reason"], "client disconnected", "{status}");
     assert!(web_client["intact"].as_u64().unwrap() >= 20, "{status}");
@@ -196,6 +212,10 @@ fn a_browser_and_a_udp_client_share_the_demo_server(engine: Engine) {
     assert!(
         together,
         "the UDP and browser clients never held slots at the same time"
+    );
+    assert_eq!(
+        page["transport"], transport,
+        "the page says which transport it is on: {page}"
     );
     // The UDP client, in the other slot all along.
     let udp_slot = status["clients"]
