@@ -16,7 +16,7 @@ use crate::fleet::{FleetConfigError, FleetOptions, FleetSource};
 use crate::issue::{BrowserServersError, Matcher};
 use crate::limits::LimitOptions;
 use crate::parse::parse_id;
-use crate::webtransport::WebTransportSpec;
+use crate::webtransport::{WebSocketSpec, WebTransportSpec};
 
 /// A token service for a fleet of netcode dedicated servers: answers
 /// `POST /token` from callers holding the shared bearer secret with a
@@ -62,6 +62,14 @@ pub struct Options {
     /// 127.0.0.1:40000=https://127.0.0.1:40001/netcode#hash-file=/run/netcode/hash
     #[arg(long = "webtransport", value_name = "SPEC", value_parser = WebTransportSpec::parse)]
     pub webtransport: Vec<WebTransportSpec>,
+
+    /// The WebSocket fallback of a --webtransport server (repeat for
+    /// each): `UDP_ADDR=URL`, URL `wss://` (or `ws://` for local tries).
+    /// A browser's answer then carries it beside the WebTransport URL, for
+    /// browsers and networks WebTransport cannot reach. Example:
+    /// 127.0.0.1:40000=ws://127.0.0.1:40002/netcode
+    #[arg(long = "websocket", value_name = "SPEC", value_parser = WebSocketSpec::parse)]
+    pub websocket: Vec<WebSocketSpec>,
 
     /// A protocol id the fleet serves, decimal or 0x-prefixed hex (repeat
     /// for several); requests for others get 404.
@@ -152,7 +160,8 @@ impl Options {
             self.expire,
             self.timeout,
         )
-        .with_webtransport(self.webtransport.clone())?)
+        .with_webtransport(self.webtransport.clone())?
+        .with_websockets(self.websocket.clone())?)
     }
 
     /// The Agones fleet native clients' servers are allocated from, if

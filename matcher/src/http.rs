@@ -119,6 +119,9 @@ struct WebTransportAnswer {
     /// The certificate's SHA-256 hash in hex, to pin; `null` for a
     /// certificate browsers trust.
     certificate_hash: Option<String>,
+    /// The server's WebSocket fallback, where it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    websocket_url: Option<String>,
 }
 
 /// A failure: its status and a JSON body saying why.
@@ -249,6 +252,7 @@ async fn issue(routes: &Routes, request: Request) -> Result<TokenAnswer, Refusal
             let answer = server.browser.map(|browser| WebTransportAnswer {
                 url: browser.url,
                 certificate_hash: Some(browser.certificate_hash),
+                websocket_url: None,
             });
             (token, answer)
         }
@@ -261,6 +265,7 @@ async fn issue(routes: &Routes, request: Request) -> Result<TokenAnswer, Refusal
                 token,
                 url,
                 certificate_hash,
+                websocket_url,
                 ..
             } = matcher
                 .issue_webtransport(protocol_id, client_id)
@@ -268,6 +273,7 @@ async fn issue(routes: &Routes, request: Request) -> Result<TokenAnswer, Refusal
             let answer = WebTransportAnswer {
                 url,
                 certificate_hash,
+                websocket_url,
             };
             (token, Some(answer))
         }

@@ -10,7 +10,7 @@ use netcode_std::constants::{CONNECT_TOKEN_BYTES, MAX_SERVERS_PER_CONNECT};
 use netcode_std::{ConnectTokenBuilder, Key, TokenBuildError};
 
 use crate::secret::Secret;
-use crate::webtransport::{Browsers, NoChoice, WebTransportSpec};
+use crate::webtransport::{Browsers, NoChoice, WebSocketSpec, WebTransportSpec};
 
 /// The matcher's state: its secret, the key it shares with the fleet, the
 /// fleet's addresses (and which of its servers take browsers) and the
@@ -32,6 +32,8 @@ pub struct Matcher {
     next_server: AtomicUsize,
     /// The servers that also take browsers over WebTransport.
     browsers: Browsers,
+    /// The WebSocket fallbacks of some of them.
+    websockets: Vec<WebSocketSpec>,
 }
 
 /// A connect token for a browser, and where the browser takes it.
@@ -48,6 +50,8 @@ pub struct BrowserToken {
     /// digits, for the browser to pin (`serverCertificateHashes`); `None`
     /// for a certificate browsers trust by themselves.
     pub certificate_hash: Option<String>,
+    /// The URL of the server's WebSocket fallback, if it has one.
+    pub websocket_url: Option<String>,
 }
 
 /// Why no token was issued for a request that was otherwise fine.
@@ -82,6 +86,17 @@ pub enum BrowserServersError {
     /// Two specs name the same server.
     #[error("--webtransport: {0} is given more than once")]
     Repeated(SocketAddr),
+    /// A WebSocket spec names a server that takes no browsers over
+    /// WebTransport (the fallback is handed out with a WebTransport
+    /// server's answer).
+    #[error("--websocket {spec}: {} is not one of the --webtransport servers", .spec.server)]
+    WebSocketWithoutWebTransport {
+        /// The spec.
+        spec: WebSocketSpec,
+    },
+    /// Two WebSocket specs name the same server.
+    #[error("--websocket: {0} is given more than once")]
+    RepeatedWebSocket(SocketAddr),
 }
 
 impl Matcher {
@@ -105,6 +120,7 @@ impl Matcher {
             timeout_seconds,
             next_server: AtomicUsize::new(0),
             browsers: Browsers::default(),
+            websockets: Vec::new(),
         }
     }
 
@@ -123,6 +139,28 @@ impl Matcher {
             }
         }
         self.browsers = Browsers::new(specs);
+        Ok(self)
+    }
+
+    /// The same matcher, handing browsers the WebSocket fallbacks of
+    /// `specs` beside their servers' WebTransport URLs; fails if one names
+    /// a server that takes no browsers over WebTransport, or a server
+    /// twice. Call after [`with_webtransport`](Self::with_webtransport).
+    pub fn with_websockets(
+        mut self,
+        specs: Vec<WebSocketSpec>,
+    ) -> Result<Self, BrowserServersError> {
+        for (i, spec) in specs.iter().enumerate() {
+            if !self.browsers.serves(spec.server) {
+                return Err(BrowserServersError::WebSocketWithoutWebTransport {
+                    spec: spec.clone(),
+                });
+            }
+            if specs[..i].iter().any(|other| other.server == spec.server) {
+                return Err(BrowserServersError::RepeatedWebSocket(spec.server));
+            }
+        }
+        self.websockets = specs;
         Ok(self)
     }
 
@@ -200,6 +238,11 @@ impl Matcher {
             server: chosen.server,
             url: chosen.url,
             certificate_hash: chosen.certificate_hash,
+            websocket_url: self
+                .websockets
+                .iter()
+                .find(|spec| spec.server == chosen.server)
+                .map(|spec| spec.url.clone()),
         })
     }
 
@@ -394,5 +437,52 @@ mod tests {
             BrowserServersError::Repeated("127.0.0.1:40001".parse().unwrap())
         );
         assert!(twice.to_string().contains("more than once"));
+    }
+
+    #[test]
+    fn a_browsers_answer_carries_its_servers_websocket_fallback() {
+        let websocket = |port: u16| WebSocketSpec {
+            server: SocketAddr::from(([127, 0, 0, 1], port)),
+            url: format!("ws://127.0.0.1:{}/netcode", port + 200),
+        };
+        let with_browsers = || {
+            matcher(2)
+                .with_webtransport(vec![
+                    browser_spec(40000, CertificateHash::Trusted),
+                    browser_spec(40001, CertificateHash::Trusted),
+                ])
+                .unwrap()
+        };
+        let m = with_browsers()
+            .with_websockets(vec![websocket(40001)])
+            .unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..2 {
+            let issued = m.issue_webtransport(7, 1).unwrap();
+            seen.push((issued.server.port(), issued.websocket_url));
+        }
+        seen.sort();
+        assert_eq!(
+            seen,
+            [
+                (40000, None),
+                (40001, Some("ws://127.0.0.1:40201/netcode".to_owned()))
+            ]
+        );
+        // Only for a server that takes browsers over WebTransport, once.
+        assert_eq!(
+            matcher(2)
+                .with_websockets(vec![websocket(40000)])
+                .unwrap_err(),
+            BrowserServersError::WebSocketWithoutWebTransport {
+                spec: websocket(40000)
+            }
+        );
+        assert_eq!(
+            with_browsers()
+                .with_websockets(vec![websocket(40000), websocket(40000)])
+                .unwrap_err(),
+            BrowserServersError::RepeatedWebSocket(websocket(40000).server)
+        );
     }
 }

@@ -18,7 +18,9 @@
 //! next of those configured with `--webtransport`, and where to reach it:
 //! the URL of its WebTransport endpoint and, for a self-signed
 //! certificate, the SHA-256 hash to pin (64 hex digits; `null` for a
-//! certificate browsers trust):
+//! certificate browsers trust), and where `--websocket` gives the server a
+//! WebSocket fallback, its URL (`websocket_url`), which the browser client
+//! takes when WebTransport does not open:
 //!
 //! ```text
 //! POST /token
@@ -26,7 +28,8 @@
 //! {"protocol_id": "0x1122334455667788", "client_id": 42, "transport": "webtransport"}
 //!
 //! 200 {"connect_token": "<base64 of 2048 bytes>", "client_id": 42, "expire_seconds": 30,
-//!      "webtransport": {"url": "https://203.0.113.10:7001/netcode", "certificate_hash": "<64 hex digits>"}}
+//!      "webtransport": {"url": "https://203.0.113.10:7001/netcode", "certificate_hash": "<64 hex digits>",
+//!                       "websocket_url": "wss://eu1.example.com:7002/netcode"}}
 //! ```
 //!
 //! A missing or wrong secret is 401, a body that is not that object 400, a
@@ -96,4 +99,6 @@ pub use issue::{BrowserServersError, BrowserToken, IssueError, Matcher};
 pub use limits::{LimitOptions, ZeroBurst};
 pub use parse::{IdError, SecondsError, parse_id, parse_seconds};
 pub use run::{CapError, DEFAULT_MAX_CONNECTIONS, RunError, run};
-pub use webtransport::{CertificateHash, HashFileError, NotAHash, SpecError, WebTransportSpec};
+pub use webtransport::{
+    CertificateHash, HashFileError, NotAHash, SpecError, WebSocketSpec, WebTransportSpec,
+};

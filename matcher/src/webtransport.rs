@@ -1,7 +1,8 @@
 //! The servers that also take browsers over WebTransport: the
 //! `--webtransport` spec that names one (its UDP address, its URL, where
 //! its certificate hash comes from), the hash read afresh at each request,
-//! and the rotation that picks the server a browser's token lists.
+//! and the rotation that picks the server a browser's token lists; and the
+//! `--websocket` spec that gives such a server's WebSocket fallback.
 
 use std::fmt;
 use std::fs::File;
@@ -72,6 +73,9 @@ pub enum SpecError {
     /// The URL does not start with `https://`.
     #[error("{0:?} is not an https:// URL")]
     NotHttps(String),
+    /// A WebSocket URL that does not start with `wss://` or `ws://`.
+    #[error("{0:?} is not a wss:// or ws:// URL")]
+    NotWebSocket(String),
     /// The URL holds spaces or characters outside printable ASCII.
     #[error("{0:?} holds spaces or other unprintable characters")]
     Unprintable(String),
@@ -180,14 +184,69 @@ impl fmt::Display for WebTransportSpec {
     }
 }
 
+/// One `--websocket` spec: the server whose public UDP address is
+/// [`server`](Self::server), which also takes browsers over WebTransport,
+/// has a WebSocket fallback at [`url`](Self::url) (`wss://`, or `ws://`
+/// for local tries). Written `UDP_ADDR=URL`:
+///
+/// ```text
+/// 203.0.113.10:7000=wss://eu1.example.com:7002/netcode
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebSocketSpec {
+    /// The server's public UDP address, as its connect tokens list it.
+    pub server: SocketAddr,
+    /// The URL browsers open the WebSocket at.
+    pub url: String,
+}
+
+impl WebSocketSpec {
+    /// Parses `UDP_ADDR=URL`, or says what is wrong with it.
+    pub fn parse(text: &str) -> Result<Self, SpecError> {
+        let (server, url) = text
+            .split_once('=')
+            .ok_or_else(|| SpecError::NotAddressAndUrl(text.to_owned()))?;
+        let server: SocketAddr = server.trim().parse().map_err(|error| SpecError::Address {
+            text: server.to_owned(),
+            error,
+        })?;
+        check_url_of(url, &["wss://", "ws://"]).map_err(|e| match e {
+            SpecError::NotHttps(url) => SpecError::NotWebSocket(url),
+            other => other,
+        })?;
+        if url.contains('#') {
+            return Err(SpecError::Unprintable(url.to_owned()));
+        }
+        Ok(Self {
+            server,
+            url: url.to_owned(),
+        })
+    }
+}
+
+impl fmt::Display for WebSocketSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.server, self.url)
+    }
+}
+
 /// Whether `url` is one a browser can open a WebTransport session at:
 /// `https://`, a host, printable ASCII without spaces (a WebTransport URL
 /// has no fragment, so no `#` either: the spec's parser ends it there).
 fn check_url(url: &str) -> Result<(), SpecError> {
-    let rest = url
-        .get(..8)
-        .filter(|scheme| scheme.eq_ignore_ascii_case("https://"))
-        .map(|_| &url[8..])
+    check_url_of(url, &["https://"])
+}
+
+/// Whether `url` starts with one of `schemes`, names a host, and is
+/// printable ASCII without spaces.
+fn check_url_of(url: &str, schemes: &[&str]) -> Result<(), SpecError> {
+    let rest = schemes
+        .iter()
+        .find_map(|scheme| {
+            url.get(..scheme.len())
+                .filter(|start| start.eq_ignore_ascii_case(scheme))
+                .map(|_| &url[scheme.len()..])
+        })
         .ok_or_else(|| SpecError::NotHttps(url.to_owned()))?;
     if !url.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(SpecError::Unprintable(url.to_owned()));
@@ -260,6 +319,10 @@ impl Browsers {
     }
 
     /// Whether any server takes browsers.
+    pub(crate) fn serves(&self, server: SocketAddr) -> bool {
+        self.specs.iter().any(|spec| spec.server == server)
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.specs.is_empty()
     }
@@ -465,5 +528,26 @@ mod tests {
             Err(NoChoice::NoneAvailable)
         );
         assert_eq!(reported, 2);
+    }
+
+    #[test]
+    fn websocket_specs_parse_and_refuse_what_they_must() {
+        let spec = WebSocketSpec::parse("127.0.0.1:40000=ws://127.0.0.1:40002/netcode").unwrap();
+        assert_eq!(spec.server, "127.0.0.1:40000".parse().unwrap());
+        assert_eq!(
+            spec.to_string(),
+            "127.0.0.1:40000=ws://127.0.0.1:40002/netcode"
+        );
+        assert!(WebSocketSpec::parse("[::1]:7000=WSS://example.com/netcode").is_ok());
+        for (bad, why) in [
+            ("127.0.0.1:40000", "no ="),
+            ("nowhere=wss://a/netcode", "no address"),
+            ("127.0.0.1:40000=https://a/netcode", "not a WebSocket URL"),
+            ("127.0.0.1:40000=wss:///netcode", "no host"),
+            ("127.0.0.1:40000=wss://a b/netcode", "a space"),
+            ("127.0.0.1:40000=wss://a/netcode#x", "a fragment"),
+        ] {
+            assert!(WebSocketSpec::parse(bad).is_err(), "{why}: {bad}");
+        }
     }
 }
