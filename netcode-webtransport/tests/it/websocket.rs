@@ -4,7 +4,7 @@
 //! hostile sockets (text, oversized and overlong messages, another path,
 //! slow upgrades, ping floods, silence, more sessions than the cap, a
 //! thousand idle sockets) refused, closed and counted while a UDP client
-//! keeps every echo.
+//! keeps every echo; and `wss://` with an operator's certificate.
 
 use std::time::Duration;
 
@@ -282,4 +282,51 @@ async fn a_thousand_idle_websockets_under_the_cap_leave_the_udp_client_alone() {
         .await;
     assert_eq!(rig.socket.stats().sessions_accepted, IDLE as u64);
     udp.stop().await;
+}
+
+/// `wss://` with the operator's certificate (here one the test makes and
+/// its client trusts as a root): the TLS handshake, the upgrade, and a
+/// message through to the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secure_websocket_serves_with_the_operators_certificate() {
+    use std::sync::Arc;
+    use tokio_rustls::rustls::{self, RootCertStore, pki_types::CertificateDer};
+
+    let identity = netcode_webtransport::self_signed_identity(&["127.0.0.1".to_owned()]).unwrap();
+    let certificate =
+        CertificateDer::from(identity.certificate_chain().as_slice()[0].der().to_vec());
+    let rig = Rig::start_both(4, |_| {}, |config| config.tls = Some(identity)).await;
+    let url = rig.socket_url();
+    assert!(url.starts_with("wss://127.0.0.1:"), "{url}");
+
+    let mut roots = RootCertStore::empty();
+    roots.add(certificate).unwrap();
+    let client = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let tcp = TcpStream::connect(rig.socket.local_addr()).await.unwrap();
+    let tls = tokio_rustls::TlsConnector::from(Arc::new(client))
+        .connect("127.0.0.1".try_into().unwrap(), tcp)
+        .await
+        .expect("the TLS handshake");
+    let (mut socket, _) = within("the upgrade", tokio_tungstenite::client_async(url, tls))
+        .await
+        .expect("upgraded");
+    socket.send(Message::binary(pattern(40, 3))).await.unwrap();
+    rig.until("the message reached the server", |_, _| {
+        rig.socket.stats().messages_received == 1
+    })
+    .await;
+    // A plain connection to the secure door gets no upgrade.
+    assert!(
+        raw_socket(&rig.socket_url().replace("wss://", "ws://"))
+            .await
+            .is_err()
+    );
+    assert_eq!(rig.socket.stats().sessions_accepted, 1);
+    assert!(rig.socket.stats().sessions_failed >= 1);
 }
