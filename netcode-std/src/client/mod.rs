@@ -9,9 +9,11 @@
 
 mod config;
 mod io;
+mod reconnect;
 mod session;
 
 pub use config::ClientConfig;
+pub use reconnect::{Backoff, ReconnectEvent, Reconnecting};
 
 use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;

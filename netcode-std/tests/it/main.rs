@@ -33,6 +33,7 @@ mod history_file;
 mod logging;
 mod loopback;
 mod receive_any;
+mod reconnect;
 mod reordering;
 mod steady_state;
 mod transport;
