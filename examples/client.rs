@@ -19,8 +19,8 @@ use netcode_examples::{
 };
 use netcode_std::proto::Key;
 use netcode_std::{
-    CONNECT_TOKEN_BYTES, Client, ClientEvent, ClientState, ConnectTokenBuilder, parse_address,
-    random_bytes, random_client_id,
+    Backoff, CONNECT_TOKEN_BYTES, Client, ClientEvent, ClientState, ConnectTokenBuilder,
+    ReconnectEvent, Reconnecting, parse_address, random_bytes, random_client_id,
 };
 
 /// What `--help` prints.
@@ -67,6 +67,11 @@ options:
   --secret-file PATH
                the file holding the matcher's bearer secret (surrounding
                whitespace ignored); required with --matcher
+  --reconnect  when the connection ends (the server restarted, timed the
+               client out, was full), get a fresh token (from the matcher,
+               or made anew) and connect again, with exponential backoff
+               and jitter (250 ms doubling up to 8 s), printing each
+               attempt; until --seconds, or an interrupt
   -h, --help   print this help
 
 Ctrl-C (SIGINT), SIGTERM or SIGHUP disconnects it at once, as client.c
@@ -98,18 +103,21 @@ struct Request {
     args: Args,
     source: TokenSource,
     client_id: Option<u64>,
+    reconnect: bool,
 }
 
 /// The shared arguments, plus `--client-id N`, `--issued-at UNIX`,
 /// `--matcher URL` and `--secret-file PATH`.
 fn parse_args(parser: &mut Parser) -> Result<Request, CommandLineError> {
     let (mut matcher, mut secret_file, mut client_id, mut issued_at) = (None, None, None, None);
+    let mut reconnect = false;
     let args = Args::parse_with(parser, 1, |name, parser| {
         match name {
             "--matcher" => matcher = Some(parser.value()?.string()?),
             "--secret-file" => secret_file = Some(PathBuf::from(parser.value()?)),
             "--client-id" => client_id = Some(id_value(parser, name)?),
             "--issued-at" => issued_at = Some(value(parser, name, "a unix second")?),
+            "--reconnect" => reconnect = true,
             _ => return Ok(false),
         }
         Ok(true)
@@ -145,6 +153,7 @@ fn parse_args(parser: &mut Parser) -> Result<Request, CommandLineError> {
         args,
         source,
         client_id,
+        reconnect,
     })
 }
 
@@ -210,6 +219,7 @@ fn run(request: Request) -> Result<(), String> {
         args,
         source,
         client_id,
+        reconnect,
     } = request;
     // A wrong server address is a mistake to report before anything else.
     if let TokenSource::Made { address, .. } = &source {
@@ -232,41 +242,59 @@ fn run(request: Request) -> Result<(), String> {
     client
         .connect(&token)
         .map_err(|e| format!("failed to connect: {e}"))?;
+    // Without --reconnect, no attempt after the first: the run ends with
+    // the connection.
+    let backoff = if reconnect {
+        Backoff::default()
+    } else {
+        Backoff {
+            max_attempts: Some(0),
+            ..Backoff::default()
+        }
+    };
+    let fetch = || connect_token(&source, client_id).map(|(token, _)| token);
+    let mut client = Reconnecting::new(client, backoff, fetch);
 
     let payload = payload();
     let mut tally = Tally::default();
     let mut frames = Frames::new();
-    let mut last_state = client.state();
+    let mut last_state = client.client().state();
     loop {
         let now = frames.seconds();
         client.update(now);
-
-        while let Some(ClientEvent::StateChanged { from, to }) = client.poll_event() {
+        while let Some(event) = client.next_event() {
+            if reconnect {
+                println!("{}", describe_reconnect(&event));
+            }
+        }
+        let connection = client.client_mut();
+        while let Some(ClientEvent::StateChanged { from, to }) = connection.poll_event() {
             println!("client state: {from} -> {to}");
             if to == ClientState::Connected {
                 tally.connected = true;
                 println!(
                     "connected as client {} of {}",
-                    client.client_index(),
-                    client.max_clients()
+                    connection.client_index(),
+                    connection.max_clients()
                 );
             }
             last_state = to;
         }
 
-        if client.state() == ClientState::Connected && client.send_packet(&payload).is_ok() {
+        if connection.state() == ClientState::Connected && connection.send_packet(&payload).is_ok()
+        {
             tally.sent += 1;
         }
-        while let Some(packet) = client.receive_packet() {
+        while let Some(packet) = connection.receive_packet() {
             let first = tally.received == 0;
             tally.check(packet.data());
             if first && tally.received == 1 {
                 println!("first payload received");
             }
-            client.free_packet(packet);
+            connection.free_packet(packet);
         }
 
-        if client.state().code() <= 0 {
+        if connection.state().code() <= 0 && client.stopped() {
             break;
         }
         if interrupt.requested() {
@@ -282,7 +310,8 @@ fn run(request: Request) -> Result<(), String> {
     println!("{}", tally.summary());
     // The server gets disconnect packets now, rather than timing the
     // client out.
-    client.disconnect();
+    client.stop();
+    let client = client.client_mut();
     while let Some(ClientEvent::StateChanged { from, to }) = client.poll_event() {
         println!("client state: {from} -> {to}");
     }
@@ -295,4 +324,22 @@ fn run(request: Request) -> Result<(), String> {
                 _ => format!("{reason} (last state: {last_state})"),
             },
         )
+}
+
+/// A line for what the reconnecting client did.
+fn describe_reconnect(event: &ReconnectEvent) -> String {
+    match event {
+        ReconnectEvent::Lost { state, retry_in } => format!(
+            "connection ended ({state}); next attempt in {} ms",
+            retry_in.as_millis()
+        ),
+        ReconnectEvent::Attempt { attempt } => {
+            format!("reconnect attempt {attempt}: a fresh token, connecting")
+        }
+        ReconnectEvent::FetchFailed { attempt, error } => {
+            format!("reconnect attempt {attempt}: no token: {error}")
+        }
+        ReconnectEvent::Connected { attempts } => format!("connected after {attempts} attempt(s)"),
+        ReconnectEvent::GaveUp { attempts } => format!("gave up after {attempts} attempt(s)"),
+    }
 }

@@ -4,14 +4,17 @@
 //! committed secret and key files) and the `netcode-server` binary: it
 //! gets its token, connects and exchanges payloads; a wrong secret and a
 //! matcher that is down fail with a clear error and exit 1; wrong
-//! command lines exit 2. Also: the quick start's key file is the
-//! reference's test key, and the README's matcher command is one the
+//! command lines exit 2; with `--reconnect`, a client whose server is
+//! killed (SIGKILL) and restarted on its token history file is back,
+//! on a fresh token, within a bound. Also: the quick start's key file is
+//! the reference's test key, and the README's matcher command is one the
 //! matcher accepts.
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crate::common::Program;
 use clap::Parser;
@@ -312,4 +315,94 @@ fn the_readme_quick_start_matcher_command_is_accepted() {
     let servers: Vec<SocketAddr> = options.servers.clone();
     assert_eq!(servers, ["127.0.0.1:40000".parse::<SocketAddr>().unwrap()]);
     assert_eq!(options.protocol_ids, [netcode_examples::PROTOCOL_ID]);
+}
+
+/// How long a client with `--reconnect` may take to be back after its
+/// server is killed and restarted at once: the token's 2 s timeout (the
+/// client learns the server is gone), the first backoff (at most 250 ms),
+/// a fresh token, and the handshake, with room for a loaded machine.
+const BACK_WITHIN: Duration = Duration::from_secs(6);
+
+#[test]
+fn a_reconnecting_client_is_back_after_its_server_is_killed_and_restarted() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reconnect");
+    std::fs::create_dir_all(&dir).unwrap();
+    let history = dir.join("history");
+    let _ = std::fs::remove_file(&history);
+    let history = history.display().to_string();
+    let server_args = |address: &str| {
+        vec![
+            address.to_owned(),
+            "--token-history".into(),
+            history.clone(),
+        ]
+    };
+    let start = |address: &str| {
+        let args = server_args(address);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        Program::start("server", env!("CARGO_BIN_EXE_netcode-server"), &args)
+    };
+    let mut server = start("127.0.0.1:0");
+    let line = server.line_with("listening on");
+    let address = line.rsplit(' ').next().unwrap().to_owned();
+    let file = |name: &str| root().join(name).display().to_string();
+    let matcher = Matcher::start(&[
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+        "--secret-file".into(),
+        file(SECRET_FILE),
+        "--key-file".into(),
+        file(KEY_FILE),
+        "--server".into(),
+        address.clone(),
+        "--protocol-id".into(),
+        "0x1122334455667788".into(),
+        "--timeout".into(),
+        "2".into(),
+    ]);
+    let secret = file(SECRET_FILE);
+    let mut client = client(&[
+        "--matcher",
+        &matcher.url,
+        "--secret-file",
+        &secret,
+        "--reconnect",
+        "--seconds",
+        "7",
+    ]);
+    client.line_with("first payload received");
+
+    // SIGKILL, then at once a new server on the same port and history.
+    server.child.kill().unwrap();
+    let _ = server.finish();
+    let mut restarted = start(&address);
+    restarted.line_with("listening on");
+    let since_restart = Instant::now();
+    let back = client.line_with("connected after");
+    let took = since_restart.elapsed();
+    restarted.line_with("connected");
+    let status = client.finish();
+    let out = client.transcript();
+    let transcripts = format!(
+        "--- client\n{out}\n--- first server\n{}\n--- restarted server\n{}",
+        server.transcript(),
+        restarted.transcript()
+    );
+    assert!(status.success(), "{transcripts}");
+    assert!(
+        took < BACK_WITHIN,
+        "back after {took:?}: {back}\n{transcripts}"
+    );
+    for needle in [
+        "connection ended (connection timed out)",
+        "reconnect attempt 1: a fresh token",
+    ] {
+        assert!(out.contains(needle), "no {needle:?}\n{transcripts}");
+    }
+    // A token per attempt, from the matcher: two asks at least.
+    assert!(
+        out.matches("asking the matcher").count() >= 2,
+        "{transcripts}"
+    );
+    println!("back {took:?} after the restart");
 }

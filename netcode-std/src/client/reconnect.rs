@@ -120,6 +120,9 @@ pub struct Reconnecting<F, S: Socket = UdpSocket> {
     next_attempt: Option<Instant>,
     /// Whether the client has been connected since the last attempt.
     was_connected: bool,
+    /// Whether a first connection was attempted (here, or by the caller
+    /// before wrapping the client).
+    started: bool,
     stopped: bool,
     events: std::collections::VecDeque<ReconnectEvent>,
 }
@@ -141,10 +144,14 @@ where
     E: std::fmt::Display,
     S: Socket,
 {
-    /// Wraps `client` (not yet connecting); the first attempt is made at
-    /// the first [`update`](Self::update).
+    /// Wraps `client`. If it is not connecting yet, the first attempt is
+    /// made at the first [`update`](Self::update); if it is (the caller
+    /// connected it, to report a first failure its own way), attempts
+    /// start when that connection ends.
     pub fn new(client: Client<S>, backoff: Backoff, fetch: F) -> Self {
+        let started = client.state().is_active();
         Self {
+            started,
             client,
             fetch,
             backoff,
@@ -182,7 +189,7 @@ where
         }
         let due = match self.next_attempt {
             // The first attempt of all is made at once.
-            None if self.attempts == 0 && !self.was_connected => now,
+            None if !self.started => now,
             None => {
                 if self
                     .backoff
@@ -207,6 +214,7 @@ where
             return;
         }
         self.next_attempt = None;
+        self.started = true;
         self.attempts = self.attempts.saturating_add(1);
         let attempt = self.attempts;
         match (self.fetch)() {
