@@ -61,7 +61,9 @@ mod driver;
 mod server;
 mod socket;
 
-pub use client::Client;
+pub use client::{Client, Reconnecting};
+/// netcode-std's backoff and events, which [`Reconnecting`] reports.
+pub use netcode_std::{Backoff, ReconnectEvent};
 pub use server::{Incoming, Server};
 pub use socket::TokioSocket;
 

@@ -4,6 +4,9 @@
 //! methods that make sense under tokio, on the client itself (`host.rs`).
 
 mod host;
+mod reconnect;
+
+pub use reconnect::Reconnecting;
 
 use std::future::poll_fn;
 use std::net::SocketAddr;

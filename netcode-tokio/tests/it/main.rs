@@ -14,4 +14,5 @@ mod cancel;
 mod idle;
 mod lifecycle;
 mod official;
+mod reconnect;
 mod udp;
