@@ -69,6 +69,7 @@
 extern crate alloc;
 
 pub mod address;
+pub mod backoff;
 pub mod bytes;
 pub mod client;
 pub mod constants;

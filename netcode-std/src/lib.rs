@@ -104,7 +104,7 @@ pub mod transport;
 pub use common::*;
 
 pub use batch::{Batch, Batching};
-pub use client::{Backoff, Client, ReconnectEvent, Reconnecting};
+pub use client::{Backoff, Client, ReconnectEvent, Reconnecting, backoff_delay};
 pub use events::EVENT_QUEUE_SIZE;
 pub use loopback::transfer_loopback;
 pub use packet::PACKET_QUEUE_SIZE;

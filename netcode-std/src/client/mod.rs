@@ -13,7 +13,7 @@ mod reconnect;
 mod session;
 
 pub use config::ClientConfig;
-pub use reconnect::{Backoff, ReconnectEvent, Reconnecting};
+pub use reconnect::{Backoff, ReconnectEvent, Reconnecting, backoff_delay};
 
 use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;

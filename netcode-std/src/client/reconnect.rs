@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use netcode_proto::Instant;
+pub use netcode_proto::backoff::Backoff;
 
 use super::Client;
 use crate::random::random_bytes;
@@ -18,48 +19,15 @@ use std::net::UdpSocket;
 use crate::transport::Socket;
 use crate::{CONNECT_TOKEN_BYTES, ClientState};
 
-/// How [`Reconnecting`] waits between attempts: the first wait is
-/// `first_delay`, each next one twice as long up to `max_delay`, and each
-/// is drawn at random from its upper half (so that clients cut off
-/// together do not all come back in the same instant).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Backoff {
-    /// The first wait's upper bound. Default 250 ms.
-    pub first_delay: Duration,
-    /// The longest wait. Default 8 s.
-    pub max_delay: Duration,
-    /// Attempts made before giving up (`None`: never). Default `None`.
-    pub max_attempts: Option<u32>,
-}
-
-impl Default for Backoff {
-    fn default() -> Self {
-        Self {
-            first_delay: Duration::from_millis(250),
-            max_delay: Duration::from_secs(8),
-            max_attempts: None,
-        }
-    }
-}
-
-impl Backoff {
-    /// The wait before attempt `attempt` (1 for the first retry): its
-    /// upper bound doubles from `first_delay` up to `max_delay`, and the
-    /// wait is drawn from that bound's upper half.
-    pub fn delay(&self, attempt: u32) -> Duration {
-        let doublings = attempt.saturating_sub(1).min(30);
-        let bound = self
-            .first_delay
-            .saturating_mul(1 << doublings)
-            .min(self.max_delay);
-        let mut random = [0u8; 4];
-        // Without the system's randomness, no jitter: the bound itself.
-        let fraction = match random_bytes(&mut random) {
-            Ok(()) => f64::from(u32::from_le_bytes(random)) / f64::from(u32::MAX),
-            Err(_) => 1.0,
-        };
-        bound.mul_f64(0.5 + 0.5 * fraction)
-    }
+/// The wait before attempt `attempt` of `backoff` ([`Backoff::delay`]),
+/// jittered with the system's randomness (without it, the bound itself).
+pub fn backoff_delay(backoff: &Backoff, attempt: u32) -> Duration {
+    let mut random = [0u8; 4];
+    let jitter = match random_bytes(&mut random) {
+        Ok(()) => u32::from_le_bytes(random),
+        Err(_) => u32::MAX,
+    };
+    backoff.delay(attempt, jitter)
 }
 
 /// What [`Reconnecting`] did, for the game to show or log.
@@ -191,18 +159,14 @@ where
             // The first attempt of all is made at once.
             None if !self.started => now,
             None => {
-                if self
-                    .backoff
-                    .max_attempts
-                    .is_some_and(|max| self.attempts >= max)
-                {
+                if self.backoff.exhausted(self.attempts) {
                     self.stopped = true;
                     self.push(ReconnectEvent::GaveUp {
                         attempts: self.attempts,
                     });
                     return;
                 }
-                let retry_in = self.backoff.delay(self.attempts + 1);
+                let retry_in = backoff_delay(&self.backoff, self.attempts + 1);
                 self.push(ReconnectEvent::Lost { state, retry_in });
                 self.was_connected = false;
                 now + retry_in

@@ -118,19 +118,3 @@ fn a_client_comes_back_with_fresh_tokens_after_its_server_restarts() {
     assert_eq!(source.borrow().handed_out.len(), fetched);
     assert!(client.stopped());
 }
-
-#[test]
-fn backoff_doubles_up_to_its_bound_with_jitter_in_the_upper_half() {
-    let backoff = Backoff {
-        first_delay: Duration::from_millis(100),
-        max_delay: Duration::from_millis(700),
-        max_attempts: Some(3),
-    };
-    for (attempt, bound) in [(1, 100), (2, 200), (3, 400), (4, 700), (40, 700)] {
-        for _ in 0..20 {
-            let delay = backoff.delay(attempt);
-            let bound = Duration::from_millis(bound);
-            assert!(delay <= bound && delay >= bound / 2, "{attempt}: {delay:?}");
-        }
-    }
-}

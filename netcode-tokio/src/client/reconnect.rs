@@ -8,7 +8,9 @@ use std::collections::VecDeque;
 use std::fmt::Display;
 use std::future::Future;
 
-use netcode_std::{Backoff, CONNECT_TOKEN_BYTES, ClientState, ReceivedPacket, ReconnectEvent};
+use netcode_std::{
+    Backoff, CONNECT_TOKEN_BYTES, ClientState, ReceivedPacket, ReconnectEvent, backoff_delay,
+};
 
 use super::Client;
 
@@ -78,18 +80,14 @@ where
                 return Err(self.client.state());
             }
             if wait {
-                if self
-                    .backoff
-                    .max_attempts
-                    .is_some_and(|max| self.attempts >= max)
-                {
+                if self.backoff.exhausted(self.attempts) {
                     self.stopped = true;
                     self.push(ReconnectEvent::GaveUp {
                         attempts: self.attempts,
                     });
                     return Err(self.client.state());
                 }
-                let retry_in = self.backoff.delay(self.attempts + 1);
+                let retry_in = backoff_delay(&self.backoff, self.attempts + 1);
                 self.push(ReconnectEvent::Lost {
                     state: self.client.state(),
                     retry_in,
