@@ -64,6 +64,9 @@ options:
   --websocket ADDRESS     WebSocket (TCP, plain ws://) address, the fallback
                           (default 127.0.0.1:40002)
   --http ADDRESS          HTTP address (default 127.0.0.1:8080)
+  --token-history FILE    keep the server's connect token history in FILE, so
+                          that a restarted demo refuses every token it saw
+                          (and admits fresh ones at once)
   --web DIR               the built wasm client (default target/browser-pkg
                           of this workspace)
   --seconds N             stop after N seconds; exit 1 if a payload was
@@ -79,6 +82,7 @@ struct Options {
     websocket: SocketAddr,
     http: SocketAddr,
     web: PathBuf,
+    token_history: Option<PathBuf>,
     seconds: Option<f64>,
 }
 
@@ -97,6 +101,7 @@ fn parse_args(parser: &mut Parser) -> Result<Options, CommandLineError> {
             env!("CARGO_MANIFEST_DIR"),
             "/../target/browser-pkg"
         )),
+        token_history: None,
         seconds: None,
     };
     while let Some(arg) = parser.next()? {
@@ -110,6 +115,9 @@ fn parse_args(parser: &mut Parser) -> Result<Options, CommandLineError> {
             }
             lexopt::Arg::Long("http") => options.http = value(parser, "--http", "an address")?,
             lexopt::Arg::Long("web") => options.web = value(parser, "--web", "a directory")?,
+            lexopt::Arg::Long("token-history") => {
+                options.token_history = Some(value(parser, "--token-history", "a file")?);
+            }
             lexopt::Arg::Long("seconds") => {
                 let seconds: f64 = value(parser, "--seconds", "a number of seconds")?;
                 if !(seconds.is_finite() && seconds > 0.0) {
@@ -135,7 +143,9 @@ fn run(options: Options) -> Result<(), String> {
 
 async fn serve(options: Options) -> Result<(), String> {
     let key = Key::from_bytes(PRIVATE_KEY);
-    let mut server = Server::new(options.udp, ServerConfig::new(PROTOCOL_ID, key.clone()))
+    let mut config = ServerConfig::new(PROTOCOL_ID, key.clone());
+    config.token_history_file = options.token_history.clone();
+    let mut server = Server::new(options.udp, config)
         .await
         .map_err(|e| format!("UDP on {}: {e}", options.udp))?;
     let host = options.webtransport.ip().to_string();

@@ -16,10 +16,16 @@
 //! client.free();
 //! ```
 
+use js_sys::{Function, Promise, Reflect, Uint8Array};
+use netcode_proto::backoff::Backoff;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
 use crate::client::{BrowserClient, DEFAULT_FALLBACK_AFTER_MS, Endpoints};
+use crate::error::SendError;
 use crate::hash::parse_certificate_hash;
+use crate::reconnect::{ReconnectingClient, Ticket, TicketFuture};
+use crate::web::js_message;
 
 /// A netcode client over WebTransport (or its WebSocket fallback), for
 /// JavaScript.
@@ -148,4 +154,147 @@ impl NetcodeClient {
     pub fn disconnect(&mut self) {
         self.inner.disconnect();
     }
+}
+
+/// A netcode client that connects again, with a fresh token, whenever its
+/// connection ends, for JavaScript ([`ReconnectingClient`]):
+///
+/// ```js
+/// const client = new ReconnectingClient(async () => {
+///   const answer = await (await fetch("/token")).json();
+///   return { token: hexBytes(answer.connect_token), webtransportUrl: answer.url,
+///            certificateHash: answer.certificate_hash, websocketUrl: answer.websocket_url };
+/// });
+/// setInterval(() => {
+///   client.update();
+///   for (let e = client.nextEvent(); e !== undefined; e = client.nextEvent()) console.log(e);
+///   for (let p = client.receive(); p !== undefined; p = client.receive()) handle(p);
+///   if (client.state === "connected") client.send(new Uint8Array([1, 2, 3]));
+/// }, 16);
+/// ```
+#[wasm_bindgen(js_name = ReconnectingClient)]
+#[derive(Debug)]
+pub struct JsReconnectingClient {
+    inner: ReconnectingClient,
+}
+
+#[wasm_bindgen(js_class = ReconnectingClient)]
+impl JsReconnectingClient {
+    /// `new ReconnectingClient(fetchTicket, fallbackAfterMs)`:
+    /// `fetchTicket()` returns (a promise of) `{ token, webtransportUrl,
+    /// certificateHash, websocketUrl }` (the token a `Uint8Array` of 2048
+    /// bytes; either URL may be missing); it is called once per attempt,
+    /// first at the first `update()`. Waits between attempts double from
+    /// 250 ms up to 8 s, with jitter.
+    #[wasm_bindgen(constructor)]
+    pub fn new(fetch_ticket: Function, fallback_after_ms: Option<u32>) -> JsReconnectingClient {
+        let fallback_after_ms = fallback_after_ms.unwrap_or(DEFAULT_FALLBACK_AFTER_MS);
+        let fetch = move || -> TicketFuture {
+            let answer = fetch_ticket.call0(&JsValue::NULL);
+            Box::pin(async move {
+                let answer = answer.map_err(|e| js_message(&e))?;
+                let value = match answer.dyn_into::<Promise>() {
+                    Ok(promise) => JsFuture::from(promise).await.map_err(|e| js_message(&e))?,
+                    Err(value) => value,
+                };
+                ticket(&value, fallback_after_ms)
+            })
+        };
+        JsReconnectingClient {
+            inner: ReconnectingClient::new(Backoff::default(), fetch),
+        }
+    }
+
+    /// `update()`: one turn, once per frame.
+    pub fn update(&mut self) {
+        self.inner.update();
+    }
+
+    /// `send(payload)`: as `NetcodeClient.send`; throws "not connected"
+    /// between connections.
+    pub fn send(&mut self, payload: &[u8]) -> Result<(), JsError> {
+        let Some(mut client) = self.inner.client() else {
+            return Err(JsError::new(&SendError::NotConnected.to_string()));
+        };
+        client
+            .send(payload)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// `receive()`: the oldest payload received, or `undefined`.
+    pub fn receive(&mut self) -> Option<Vec<u8>> {
+        self.inner.client()?.receive()
+    }
+
+    /// `state`: the current connection's state (`"disconnected"` between
+    /// connections).
+    #[wasm_bindgen(getter)]
+    pub fn state(&self) -> String {
+        self.inner.state().name().to_owned()
+    }
+
+    /// `transport`: `"webtransport"` or `"websocket"`, or `undefined`
+    /// before the first session.
+    #[wasm_bindgen(getter)]
+    pub fn transport(&self) -> Option<String> {
+        Some(self.inner.client()?.transport().name().to_owned())
+    }
+
+    /// `payloadLimit`: the largest payload `send` takes on the current
+    /// session (0 between sessions).
+    #[wasm_bindgen(getter, js_name = payloadLimit)]
+    pub fn payload_limit(&self) -> usize {
+        self.inner
+            .client()
+            .map_or(0, |client| client.payload_limit())
+    }
+
+    /// `attempts`: attempts since the connection was last up.
+    #[wasm_bindgen(getter)]
+    pub fn attempts(&self) -> u32 {
+        self.inner.attempts()
+    }
+
+    /// `nextEvent()`: the oldest event as a line of text ("connection
+    /// ended (...); next attempt in N ms", "attempt N: ...", "connected
+    /// after N attempt(s)", ...), or `undefined`.
+    #[wasm_bindgen(js_name = nextEvent)]
+    pub fn next_event(&mut self) -> Option<String> {
+        self.inner.next_event().map(|event| event.to_string())
+    }
+
+    /// `stop()`: disconnects and makes no more attempts.
+    pub fn stop(&mut self) {
+        self.inner.stop();
+    }
+}
+
+/// A [`Ticket`] from the object a page's `fetchTicket` gave.
+fn ticket(value: &JsValue, fallback_after_ms: u32) -> Result<Ticket, String> {
+    let field = |name: &str| Reflect::get(value, &JsValue::from_str(name)).ok();
+    let text = |name: &str| {
+        field(name)
+            .and_then(|v| v.as_string())
+            .filter(|s| !s.is_empty())
+    };
+    let connect_token = field("token")
+        .and_then(|v| v.dyn_into::<Uint8Array>().ok())
+        .map(|bytes| bytes.to_vec())
+        .ok_or("the ticket has no token (a Uint8Array)")?;
+    let certificate_hashes = match text("certificateHash") {
+        Some(hex) => parse_certificate_hash(&hex)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(Ticket {
+        endpoints: Endpoints {
+            webtransport: text("webtransportUrl"),
+            certificate_hashes,
+            websocket: text("websocketUrl"),
+            fallback_after_ms,
+        },
+        connect_token,
+    })
 }

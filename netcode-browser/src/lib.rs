@@ -52,6 +52,8 @@ mod client;
 #[cfg(target_arch = "wasm32")]
 pub mod js;
 #[cfg(target_arch = "wasm32")]
+mod reconnect;
+#[cfg(target_arch = "wasm32")]
 mod socket;
 #[cfg(target_arch = "wasm32")]
 mod web;
@@ -63,11 +65,15 @@ pub use driver::{
 };
 pub use error::{ConnectError, SendError};
 pub use hash::parse_certificate_hash;
+/// The waits between a reconnecting client's attempts (netcode-proto's).
+pub use netcode_proto::backoff::Backoff;
 /// Bytes a netcode payload packet adds to its payload: the prefix byte, up
 /// to 8 sequence bytes, and the 16-byte Poly1305 tag (25 in all; netcode-proto's
 /// constant, derived there from the packet layout).
 pub use netcode_proto::constants::PAYLOAD_PACKET_OVERHEAD;
 pub use queue::{BoundedQueue, INBOX_CAPACITY, Inbox};
+#[cfg(target_arch = "wasm32")]
+pub use reconnect::{ReconnectEvent, ReconnectingClient, Ticket, TicketFuture};
 pub use time::{Clock, instant_from_millis};
 
 /// The largest payload a client can send on a session whose datagrams carry

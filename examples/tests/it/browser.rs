@@ -34,21 +34,30 @@ use test_fixtures::browser::{BrowserSetup, Engine};
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// A plain HTTP/1.1 GET on loopback; the body.
-fn get(http: SocketAddr, path: &str) -> String {
-    let mut stream = TcpStream::connect(http).expect("the demo's HTTP");
+pub(crate) fn get(http: SocketAddr, path: &str) -> String {
+    try_get(http, path).unwrap_or_else(|e| panic!("GET {path} from the demo's HTTP: {e}"))
+}
+
+/// [`get`], or why it failed (nothing listening, an error status).
+pub(crate) fn try_get(http: SocketAddr, path: &str) -> Result<String, String> {
+    let mut stream = TcpStream::connect(http).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
-        .unwrap();
+        .map_err(|e| e.to_string())?;
     write!(
         stream,
         "GET {path} HTTP/1.1\r\nHost: {http}\r\nConnection: close\r\n\r\n"
     )
-    .unwrap();
+    .map_err(|e| e.to_string())?;
     let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("an answer");
-    let (head, body) = answer.split_once("\r\n\r\n").expect("a header and a body");
-    assert!(head.starts_with("HTTP/1.1 200"), "GET {path}: {head}");
-    body.to_string()
+    stream
+        .read_to_string(&mut answer)
+        .map_err(|e| e.to_string())?;
+    let (head, body) = answer.split_once("\r\n\r\n").ok_or("no header and body")?;
+    if !head.starts_with("HTTP/1.1 200") {
+        return Err(format!("GET {path}: {head}"));
+    }
+    Ok(body.to_string())
 }
 
 /// A native UDP client exchanging the reference payload every frame until

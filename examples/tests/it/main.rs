@@ -8,13 +8,15 @@
 //! changes what the others see: no test sets an environment variable, a
 //! signal handler or the working directory of the test process (signals
 //! go to the programs under test, whose environment `Program` sets);
-//! every server binds port 0 but `crash`'s, which picks a free port below
-//! the ephemeral range so that no client socket of another test takes it
-//! between a kill and the restart; temporary files are named by test.
+//! every server binds port 0 but `crash`'s and `browser_reconnect`'s, which
+//! pick free ports below the ephemeral range so that no client socket of
+//! another test takes them between a kill and the restart; temporary files
+//! are named by test.
 
 mod common;
 
 mod browser;
+mod browser_reconnect;
 mod crash;
 mod fetch_token;
 mod help;
