@@ -136,13 +136,7 @@ impl WebTransportSpec {
     /// Parses `UDP_ADDR=URL[#hash-file=PATH | #hash=HEX64]`, or says what
     /// is wrong with it.
     pub fn parse(text: &str) -> Result<Self, SpecError> {
-        let (server, rest) = text
-            .split_once('=')
-            .ok_or_else(|| SpecError::NotAddressAndUrl(text.to_owned()))?;
-        let server: SocketAddr = server.trim().parse().map_err(|error| SpecError::Address {
-            text: server.to_owned(),
-            error,
-        })?;
+        let (server, rest) = server_and_url(text)?;
         let (url, hash) = match rest.split_once('#') {
             Some((url, hash)) => (url, Some(hash)),
             None => (rest, None),
@@ -203,13 +197,7 @@ pub struct WebSocketSpec {
 impl WebSocketSpec {
     /// Parses `UDP_ADDR=URL`, or says what is wrong with it.
     pub fn parse(text: &str) -> Result<Self, SpecError> {
-        let (server, url) = text
-            .split_once('=')
-            .ok_or_else(|| SpecError::NotAddressAndUrl(text.to_owned()))?;
-        let server: SocketAddr = server.trim().parse().map_err(|error| SpecError::Address {
-            text: server.to_owned(),
-            error,
-        })?;
+        let (server, url) = server_and_url(text)?;
         check_url_of(url, &["wss://", "ws://"]).map_err(|e| match e {
             SpecError::NotHttps(url) => SpecError::NotWebSocket(url),
             other => other,
@@ -228,6 +216,18 @@ impl fmt::Display for WebSocketSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}={}", self.server, self.url)
     }
+}
+
+/// A spec's `UDP_ADDR` and what follows its `=`.
+fn server_and_url(text: &str) -> Result<(SocketAddr, &str), SpecError> {
+    let (server, rest) = text
+        .split_once('=')
+        .ok_or_else(|| SpecError::NotAddressAndUrl(text.to_owned()))?;
+    let server = server.trim().parse().map_err(|error| SpecError::Address {
+        text: server.to_owned(),
+        error,
+    })?;
+    Ok((server, rest))
 }
 
 /// Whether `url` is one a browser can open a WebTransport session at:

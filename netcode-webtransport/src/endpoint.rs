@@ -172,11 +172,7 @@ impl WebTransport {
     /// they reach this machine by, which the certificate must name):
     /// `https://host:port/path`.
     pub fn url(&self, host: &str) -> String {
-        let host = match host.parse::<std::net::Ipv6Addr>() {
-            Ok(v6) => format!("[{v6}]"),
-            Err(_) => host.to_string(),
-        };
-        format!("https://{host}:{}{}", self.local_address.port(), self.path)
+        url("https", host, self.local_address.port(), &self.path)
     }
 
     /// The SHA-256 hash of the certificate presented now: what a page pins
@@ -249,6 +245,14 @@ fn install(
     endpoint.reload_config(server_config(bind, &identity), false)?;
     *current = identity;
     Ok(())
+}
+
+/// `scheme://host:port/path`, an IPv6 `host` in brackets.
+pub(crate) fn url(scheme: &str, host: &str, port: u16, path: &str) -> String {
+    match host.parse::<std::net::Ipv6Addr>() {
+        Ok(v6) => format!("{scheme}://[{v6}]:{port}{path}"),
+        Err(_) => format!("{scheme}://{host}:{port}{path}"),
+    }
 }
 
 /// The SHA-256 hash of `identity`'s certificate.
@@ -395,5 +399,24 @@ async fn serve(connection: &Connection, peer: SocketAddr, shared: &Shared, limit
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn urls_bracket_ipv6_hosts_only() {
+        assert_eq!(
+            super::url("https", "::1", 40001, "/netcode"),
+            "https://[::1]:40001/netcode"
+        );
+        assert_eq!(
+            super::url("wss", "eu1.example.com", 443, "/n"),
+            "wss://eu1.example.com:443/n"
+        );
+        assert_eq!(
+            super::url("ws", "127.0.0.1", 40002, "/netcode"),
+            "ws://127.0.0.1:40002/netcode"
+        );
     }
 }

@@ -231,16 +231,8 @@ impl WebSocket {
     /// they reach this machine by): `ws://host:port/path`, or `wss://`
     /// with a certificate.
     pub fn url(&self, host: &str) -> String {
-        let host = match host.parse::<std::net::Ipv6Addr>() {
-            Ok(v6) => format!("[{v6}]"),
-            Err(_) => host.to_string(),
-        };
         let scheme = if self.secure { "wss" } else { "ws" };
-        format!(
-            "{scheme}://{host}:{}{}",
-            self.local_address.port(),
-            self.path
-        )
+        crate::endpoint::url(scheme, host, self.local_address.port(), &self.path)
     }
 
     /// What the endpoint has seen.
