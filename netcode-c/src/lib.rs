@@ -31,6 +31,7 @@
 
 pub mod abi;
 mod address;
+mod allocator;
 mod boundary;
 mod client;
 mod global;

@@ -42,8 +42,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crate::allocator::Allocator;
 use crate::logging;
-use crate::packets::Allocator;
 
 /// The state of a kind of object handed to C; its name is for logs.
 pub(crate) trait Kind: 'static {

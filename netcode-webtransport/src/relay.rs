@@ -26,7 +26,7 @@ use wtransport::Connection;
 use wtransport::datagram::Datagram;
 use wtransport::error::SendDatagramError;
 
-use crate::websocket::{WebSocketCounters, WebSocketStats};
+use crate::websocket::stats::{WebSocketCounters, WebSocketStats};
 
 /// Datagrams from sessions that wait for the server at most; beyond this
 /// the newest are dropped (and counted) until the server reads.

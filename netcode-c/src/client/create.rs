@@ -12,11 +12,12 @@ use netcode_std::{Client, ClientConfig, CreateError, Family};
 use super::object::{Callbacks, State, deliver, netcode_client_t, pointer};
 use crate::abi::*;
 use crate::address;
+use crate::allocator::{Allocator, default_allocate, default_free};
 use crate::boundary::{self, guard};
 use crate::global::packet_tagging;
 use crate::logging;
 use crate::objects::{self, Object};
-use crate::packets::{Allocator, Exposed, Packets, default_allocate, default_free};
+use crate::packets::{Exposed, Packets};
 use crate::socket::{CallbackSocket, HostSocket};
 
 /// The code of the last client create (global, as the reference's).

@@ -6,10 +6,11 @@ use std::ffi::{c_int, c_void};
 use netcode_std::Client;
 
 use crate::abi::{SendLoopbackPacketCallback, StateChangeCallback, netcode_address_t};
+use crate::allocator::Allocator;
 use crate::boundary::guard;
 use crate::logging;
 use crate::objects::{self, Kind, Object};
-use crate::packets::{Allocator, Exposed, Packets};
+use crate::packets::{Exposed, Packets};
 use crate::socket::HostSocket;
 
 /// `struct netcode_client_t`, opaque to C: made by `netcode_client_create`

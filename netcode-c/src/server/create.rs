@@ -22,10 +22,10 @@ use crate::abi::{
     NETCODE_SERVER_CREATE_ERROR_PARSE_ADDRESS2_FAILED, netcode_server_config_t,
 };
 use crate::address::MAX_ADDRESS_STRING_BYTES;
+use crate::allocator::Allocator;
 use crate::boundary::{self, guard};
 use crate::global::packet_tagging;
 use crate::logging;
-use crate::packets::Allocator;
 use crate::socket::{CallbackSocket, HostSocket};
 
 use super::layout::ConfigLayout;

@@ -27,9 +27,9 @@ pub use slots::*;
 use crate::abi::{
     NETCODE_DEFAULT_MAX_CONNECT_TOKEN_LIFETIME, NETCODE_MAX_CLIENTS, netcode_server_config_t,
 };
+use crate::allocator::{default_allocate, default_free};
 use crate::boundary::guard;
 use crate::logging;
-use crate::packets::{default_allocate, default_free};
 
 use call::{call, change, query};
 use layout::ConfigLayout;

@@ -17,9 +17,9 @@
 use std::cell::Cell;
 use std::ptr::NonNull;
 
+use crate::allocator::Allocator;
 use crate::logging;
 use crate::objects::{self, Kind, Object};
-use crate::packets::Allocator;
 
 use super::state::ServerState;
 

@@ -15,8 +15,9 @@ use crate::abi::{
     ConnectDisconnectCallback, NETCODE_MAX_CLIENTS, SendLoopbackPacketCallback, netcode_address_t,
 };
 use crate::address::from_socket_addr;
+use crate::allocator::Allocator;
 use crate::logging;
-use crate::packets::{Allocator, Exposed, Packets};
+use crate::packets::{Exposed, Packets};
 use crate::socket::HostSocket;
 
 /// Slots a C server opens at most (`NETCODE_MAX_CLIENTS`).

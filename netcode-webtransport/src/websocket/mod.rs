@@ -12,7 +12,7 @@
 
 mod client;
 mod session;
-mod stats;
+pub(crate) mod stats;
 
 use std::io;
 use std::net::SocketAddr;
@@ -30,7 +30,6 @@ use crate::WebTransport;
 use crate::relay::{Relay, Shared};
 
 pub use client::WebSocketClient;
-pub(crate) use stats::WebSocketCounters;
 pub use stats::WebSocketStats;
 
 /// The close code of a session that sent no message for the silence
