@@ -332,7 +332,7 @@ impl FleetSource {
                         .iter()
                         .map(|(kind, _)| kind.as_str())
                         .collect();
-                    format!("no address of type {wanted:?} (its addresses: {kinds:?})")
+                    format!("no address of type {wanted:?} (its addresses: {kinds:?}; set --allocator-address-type or NETCODE_ADDRESS_TYPE)")
                 })?,
             None => answer.address.as_str(),
         };
@@ -367,7 +367,11 @@ async fn resolve(host: &str, port: u16) -> Result<SocketAddr, String> {
     }
     let found = tokio::net::lookup_host((bare, port))
         .await
-        .map_err(|e| format!("address {host:?} does not resolve: {e}"))?;
+        .map_err(|e| {
+            format!(
+                "address {host:?} does not resolve: {e} (choose an IP address type with --allocator-address-type or NETCODE_ADDRESS_TYPE)"
+            )
+        })?;
     // The lowest IPv4 address, else the lowest IPv6 one: the rule
     // netcode-agones-server follows for its own name (`pick_resolved`), so
     // that the token names the address the server calls itself by.

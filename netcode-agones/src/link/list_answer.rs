@@ -15,8 +15,9 @@ use tonic::Code;
 pub(crate) enum ListRefusal {
     /// The GameServer has no list of that name (`list not found: NAME`).
     ListMissing,
-    /// The value is not in the list (`not found. Value: V not found in
-    /// List: L`), or a `NOT_FOUND` code that does not say which.
+    /// The value is not in the list (`not found: value V not in list L`
+    /// since Agones 1.53, `not found. Value: V not found in List: L`
+    /// before), or a `NOT_FOUND` code that does not say which.
     ValueMissing,
     /// The value is already in the list (`already exists. Value: ...`).
     ValueExists,
@@ -80,6 +81,10 @@ mod tests {
         );
         assert_eq!(
             unknown("not found. Value: 42 not found in List: players"),
+            ListRefusal::ValueMissing
+        );
+        assert_eq!(
+            unknown("not found: value 42 not in list players"),
             ListRefusal::ValueMissing
         );
         assert_eq!(

@@ -465,7 +465,7 @@ async fn address_types_and_names_pick_what_the_token_names() {
     missing.address_type = Some("ExternalDNS".into());
     let error = source(&missing).allocate().await.unwrap_err();
     assert!(
-        matches!(&error, AllocateError::BadAnswer(why) if why.contains("no address of type")),
+        matches!(&error, AllocateError::BadAnswer(why) if why.contains("no address of type") && why.contains("--allocator-address-type")),
         "{error}"
     );
 

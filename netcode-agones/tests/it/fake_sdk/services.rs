@@ -249,7 +249,7 @@ async fn beta(shared: Arc<Shared>, request: http::Request<BoxBody>) -> http::Res
                     };
                     let Some(at) = values.iter().position(|v| *v == remove.value) else {
                         return Err(refused(format!(
-                            "not found. Value: {} not found in List: {}",
+                            "not found: value {} not in list {}",
                             remove.value, remove.name
                         )));
                     };
