@@ -8,6 +8,7 @@
 //! wt-bench echo netcode-wt|netcode-udp|bare-wt [--clients 1] [--window 64] [--payload 100]
 //!               [--warmup 20000] [--echoes 200000] [--echo next|batch] [--round 1]
 //! wt-bench connect wt|udp [--clients 500] [--concurrency 64] [--hold-ms 1000] [--round 1]
+//! wt-bench rtt udp|webtransport|websocket [--pings 2000] [--interval-ms 5] [--payload 100] [--condition clean]
 //! wt-bench aead [--iterations 2000000] [--round 1]
 //! wt-bench summary FILE
 //! wt-bench serve netcode|bare [--slots 64] [--echo next|batch]      (the server process)
@@ -27,6 +28,7 @@ mod aead;
 mod connect;
 mod echo;
 mod options;
+mod rtt;
 mod server;
 mod summary;
 
@@ -34,7 +36,7 @@ use std::process::ExitCode;
 
 use netcode_bench::cli::Options;
 
-const USAGE: &str = "usage: wt-bench echo netcode-wt|netcode-udp|bare-wt|bare-wt-batch|bare-wt-select|relay-wt | connect wt|udp | aead | summary FILE | serve netcode|bare|relay  [--option value]...";
+const USAGE: &str = "usage: wt-bench echo netcode-wt|netcode-udp|bare-wt|bare-wt-batch|bare-wt-select|relay-wt | connect wt|udp | rtt udp|webtransport|websocket | aead | summary FILE | serve netcode|bare|relay  [--option value]...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "echo" => echo::run(&kind, options),
         "connect" => connect::run(&kind, options),
+        "rtt" => rtt::run(&kind, options),
         "aead" => aead::run(options),
         "summary" => summary::run(&kind),
         "serve" => server::serve(&kind, options),

@@ -44,7 +44,9 @@ use netcode_tokio::netcode_std::transport::Socket;
 use netcode_tokio::{Incoming, Server};
 use netcode_webtransport::wtransport::endpoint::IncomingSession;
 use netcode_webtransport::wtransport::{Connection, Endpoint, ServerConfig, VarInt};
-use netcode_webtransport::{WebTransport, WebTransportConfig, self_signed_identity};
+use netcode_webtransport::{
+    WebSocket, WebSocketConfig, WebTransport, WebTransportConfig, self_signed_identity,
+};
 
 use crate::options::{server_config, unhex};
 
@@ -83,10 +85,12 @@ fn ready(
     udp: Option<SocketAddr>,
     url: &str,
     hash: &str,
+    websocket: Option<&str>,
     stats: impl Fn() -> String + Send + 'static,
 ) {
     let udp = udp.map_or("-".to_string(), |a| a.to_string());
-    println!("READY udp={udp} url={url} hash={hash}");
+    let websocket = websocket.unwrap_or("-");
+    println!("READY udp={udp} url={url} hash={hash} ws={websocket}");
     let _ = std::io::stdout().flush();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
@@ -132,6 +136,13 @@ async fn serve_netcode(slots: usize, echo: &str) -> Result<(), String> {
             .await
             .map_err(|e| format!("WebTransport: {e}"))?,
     );
+    // The WebSocket fallback beside it, into the same relay.
+    let websocket = WebSocket::bind_beside(
+        WebSocketConfig::new("127.0.0.1:0".parse().map_err(|e| format!("{e}"))?),
+        &web,
+    )
+    .await
+    .map_err(|e| format!("WebSocket: {e}"))?;
     web.attach(&mut server);
     server
         .start(slots)
@@ -142,6 +153,7 @@ async fn serve_netcode(slots: usize, echo: &str) -> Result<(), String> {
         Some(server.public_address()),
         &web.url("127.0.0.1"),
         &web.certificate_hash_hex(),
+        Some(&websocket.url("127.0.0.1")),
         move || web_stats(&stats),
     );
     if batch {
@@ -219,6 +231,7 @@ async fn serve_bare(style: &str) -> Result<(), String> {
         None,
         &format!("https://127.0.0.1:{port}/netcode"),
         &hash,
+        None,
         echo_stats,
     );
     loop {
@@ -312,6 +325,7 @@ async fn serve_relay() -> Result<(), String> {
         None,
         &web.url("127.0.0.1"),
         &web.certificate_hash_hex(),
+        None,
         move || web_stats(&stats),
     );
     let relay = web.relay();
@@ -334,6 +348,8 @@ pub(crate) struct Target {
     pub(crate) url: String,
     /// The SHA-256 hash of its certificate.
     pub(crate) hash: [u8; 32],
+    /// Its WebSocket URL (netcode servers only).
+    pub(crate) websocket: Option<String>,
 }
 
 /// A server process started by this one, ended (stdin closed, then
@@ -379,6 +395,7 @@ impl ServerProcess {
                 udp: None,
                 url: String::new(),
                 hash: [0; 32],
+                websocket: None,
             },
         };
         let line = process.line()?;
@@ -393,6 +410,8 @@ impl ServerProcess {
                 }
                 Some(("url", url)) => process.target.url = url.to_string(),
                 Some(("hash", hex)) => process.target.hash = unhex(hex)?,
+                Some(("ws", "-")) => {}
+                Some(("ws", url)) => process.target.websocket = Some(url.to_string()),
                 _ => return Err(format!("the server said {line:?}")),
             }
         }
