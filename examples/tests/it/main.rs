@@ -16,6 +16,7 @@
 mod common;
 
 mod browser;
+mod browser_blocked;
 mod browser_reconnect;
 mod crash;
 mod fetch_token;
