@@ -1,5 +1,7 @@
 //! `wt-bench connect wt|udp`: connections per second, and the server's CPU
-//! per connection.
+//! per connection (with `--token-history FILE`, the server keeps its
+//! connect token history there: each token's record is synced before the
+//! token is answered).
 //!
 //! The netcode server with WebTransport attached (`serve netcode`, as many
 //! slots as clients) in its own process; here, `--clients` netcode clients
@@ -55,17 +57,21 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     let concurrency: usize = options.get("concurrency", 64)?;
     let hold = Duration::from_millis(options.get("hold-ms", 1000)?);
     let workers: usize = options.get("client-workers", 0)?;
+    // A token history file for the server (`none`: without one).
+    let history: String = options.get("token-history", "none".to_string())?;
     let pin = server_cpu(&mut options)?;
     options.finish()?;
     if kind != "wt" && kind != "udp" {
         return Err(format!("unknown kind {kind}: wt or udp"));
     }
     let load_before = load1();
-    let mut server = ServerProcess::spawn(
-        "netcode",
-        &["--slots".to_string(), clients.to_string()],
-        pin,
-    )?;
+    let mut server_args = vec!["--slots".to_string(), clients.to_string()];
+    if history != "none" {
+        // A fresh file each case: a used one holds the last case's tokens.
+        let _ = std::fs::remove_file(&history);
+        server_args.extend(["--token-history".to_string(), history.clone()]);
+    }
+    let mut server = ServerProcess::spawn("netcode", &server_args, pin)?;
     let runtime = client_runtime(workers)?;
     let target = server.target.clone();
     let web = kind == "wt";
@@ -168,6 +174,10 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     let keepalives_us = idle_per_client_second * client_seconds;
     ResultLine::new(round, &format!("connect-{kind}"), clients)
         .field("concurrency", concurrency)
+        .field(
+            "token_history",
+            if history == "none" { "no" } else { "yes" },
+        )
         .field("client_workers", workers)
         .field(
             "server_cpu",

@@ -7,7 +7,7 @@
 //! ```text
 //! wt-bench echo netcode-wt|netcode-udp|bare-wt [--clients 1] [--window 64] [--payload 100]
 //!               [--warmup 20000] [--echoes 200000] [--echo next|batch] [--round 1]
-//! wt-bench connect wt|udp [--clients 500] [--concurrency 64] [--hold-ms 1000] [--round 1]
+//! wt-bench connect wt|udp [--clients 500] [--concurrency 64] [--hold-ms 1000] [--token-history FILE] [--round 1]
 //! wt-bench rtt udp|webtransport|websocket [--pings 2000] [--interval-ms 5] [--payload 100] [--condition clean]
 //! wt-bench aead [--iterations 2000000] [--round 1]
 //! wt-bench summary FILE

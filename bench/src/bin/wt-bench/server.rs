@@ -59,14 +59,16 @@ pub(crate) fn serve(kind: &str, mut options: Options) -> Result<(), String> {
     let slots: usize = options.get("slots", 64)?;
     let echo: String = options.get("echo", "next".to_string())?;
     let style: String = options.get("style", "plain".to_string())?;
+    let history: String = options.get("token-history", "none".to_string())?;
     options.finish()?;
+    let history = (history != "none").then(|| std::path::PathBuf::from(history));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("tokio runtime: {e}"))?;
     runtime.block_on(async {
         match kind {
-            "netcode" => serve_netcode(slots, &echo).await,
+            "netcode" => serve_netcode(slots, &echo, history).await,
             "bare" => serve_bare(&style).await,
             "relay" => serve_relay().await,
             other => Err(format!("unknown server {other}: netcode, bare or relay")),
@@ -122,13 +124,19 @@ fn web_stats(web: &WebTransport) -> String {
     )
 }
 
-async fn serve_netcode(slots: usize, echo: &str) -> Result<(), String> {
+async fn serve_netcode(
+    slots: usize,
+    echo: &str,
+    history: Option<std::path::PathBuf>,
+) -> Result<(), String> {
     let batch = match echo {
         "next" => false,
         "batch" => true,
         other => return Err(format!("--echo {other}: next or batch")),
     };
-    let mut server = Server::new("127.0.0.1:0", server_config())
+    let mut config = server_config();
+    config.token_history_file = history;
+    let mut server = Server::new("127.0.0.1:0", config)
         .await
         .map_err(|e| format!("netcode server: {e}"))?;
     let web = Arc::new(
