@@ -241,7 +241,11 @@ impl<S: Socket> Server<S> {
     pub fn update(&mut self, time: impl Into<HostTime>) {
         let now = self.advance(time);
         for path in [Path::Udp(Family::V4), Path::Udp(Family::V6), Path::Relay] {
-            // Read unless an event loop's drain just emptied the socket.
+            // A path with no socket (the other family, no relay) costs
+            // nothing; one an event loop's drain just emptied is not read.
+            if self.io.link.sockets.on(path).is_none() {
+                continue;
+            }
             if !self.io.link.sockets.take_emptied(path) {
                 self.receive(now, path);
             }
