@@ -56,9 +56,18 @@ impl Outbox {
                     datagram: &self.buffers[start + i][..*len],
                 });
             }
-            match sockets.on(path) {
-                Some(socket) => send_all(socket, &transmits, stats),
-                None => stats.send_no_socket += run as u64,
+            // As for reads: a family's socket by its type, the relay
+            // through its trait.
+            let sent = match path {
+                Path::Udp(family) => sockets
+                    .get(family)
+                    .map(|socket| send_all(socket, &transmits, stats)),
+                Path::Relay => sockets
+                    .on(path)
+                    .map(|socket| send_all(socket, &transmits, stats)),
+            };
+            if sent.is_none() {
+                stats.send_no_socket += run as u64;
             }
             start += run;
         }
@@ -242,17 +251,25 @@ impl<S: Socket> Link<S> {
                 return None;
             }
             let want = inbox.buffers.len().min(budget.left);
-            let Some(socket) = self.sockets.on(path) else {
+            let (buffers, received) = (&mut inbox.buffers[..want], &mut inbox.received[..want]);
+            // A family's own socket is called by its type (inlined, no
+            // dynamic dispatch: the hot path); the relay through its trait.
+            let read = match path {
+                Path::Udp(family) => self
+                    .sockets
+                    .get(family)
+                    .map(|socket| recv_batch(socket, family, buffers, received)),
+                Path::Relay => self
+                    .sockets
+                    .on(path)
+                    .map(|socket| recv_batch(socket, path.family(), buffers, received)),
+            };
+            let Some(read) = read else {
                 budget.done = true;
                 return None;
             };
             self.stats.receive_calls += 1;
-            match recv_batch(
-                socket,
-                path.family(),
-                &mut inbox.buffers[..want],
-                &mut inbox.received[..want],
-            ) {
+            match read {
                 Ok(count) => {
                     let count = count.min(want);
                     self.stats.datagrams_received += count as u64;
