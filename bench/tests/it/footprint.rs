@@ -12,11 +12,12 @@ use std::time::Duration;
 
 use netcode_bench::fixtures::{
     Discard, Last, PACKET_KEY, PROTOCOL_ID, SERVER, UNIX_NOW, client_address, connected, handshake,
-    payload, server, token_bytes,
+    payload, restart, token_bytes,
 };
 use netcode_bench::peers;
 use netcode_proto::client::Client;
 use netcode_proto::constants::MAX_PACKET_BYTES;
+use netcode_proto::crypto::OpeningKey;
 use netcode_proto::packet::{Packet, PacketTypes, ReadContext, read_packet, write_packet};
 use netcode_proto::seeded::SeededRng;
 use netcode_proto::server::{
@@ -24,6 +25,7 @@ use netcode_proto::server::{
     MAPPINGS_PER_SLOT, Mapping, Server, SlotTimer, TOKEN_BUCKETS_PER_SLOT, TOKENS_PER_SLOT,
     TokenEntry,
 };
+use netcode_proto::sim::World;
 use netcode_proto::{Key, ReplayProtection};
 
 /// Allocations per call of `op`, over `times` calls.
@@ -147,9 +149,15 @@ fn netcode_proto_allocates_nothing_per_packet() {
         }),
     ));
 
-    // A whole handshake, both sides, after the tokens and clients exist.
+    // A whole handshake, both sides, after the tokens and clients exist,
+    // on storage whose prepared key table already reaches every slot (it
+    // otherwise grows on the connections that set a new high:
+    // `netcode-proto`'s `prepared_keys` tests count those).
     let mut rng = SeededRng::new(12);
-    let mut fresh = server(64, &mut rng);
+    let mut storage = HeapStorage::new(64);
+    storage.reserve_prepared_keys(64);
+    let mut fresh = Server::new(World::server_config(SERVER), storage).unwrap();
+    restart(&mut fresh, 64, &mut rng);
     let tokens: Vec<_> = (0..TIMES.min(64))
         .map(|i| token_bytes(i + 1, &mut rng))
         .collect();
@@ -232,9 +240,10 @@ fn peers_allocations_per_packet_for_comparison() {
     }
 }
 
-/// Bytes of a server's tables for `slots` slots, from the sizes of its
-/// entries (what `HeapStorage::new(slots)` allocates, and what
-/// `ArrayStorage<slots>` holds inline).
+/// Bytes of a server's tables for `slots` slots, from the sizes of their
+/// entries: what `HeapStorage::new(slots)` allocates up front. The prepared
+/// receive keys come on top, one [`prepared_key_bytes`] per client
+/// connected at once.
 fn table_bytes(slots: usize) -> usize {
     slots * (size_of::<ClientSlot>() + size_of::<SlotTimer>())
         + slots * MAPPINGS_PER_SLOT * size_of::<Mapping>()
@@ -245,29 +254,58 @@ fn table_bytes(slots: usize) -> usize {
         + slots.div_ceil(64) * size_of::<u64>()
 }
 
+/// Bytes of one entry of the prepared receive key table.
+fn prepared_key_bytes() -> usize {
+    size_of::<Option<OpeningKey>>()
+}
+
 #[test]
 fn server_memory_is_linear_in_slots() {
     let fixed = size_of::<Server<HeapStorage>>();
-    println!("\nserver memory:");
+    println!("\nserver memory ({}):", netcode_proto::crypto::BACKEND);
     println!(
-        "  entries: ClientSlot {} B (and its SlotTimer {} B), Mapping {} B, TokenEntry {} B; Server struct {fixed} B",
+        "  entries: ClientSlot {} B (and its SlotTimer {} B), Mapping {} B, TokenEntry {} B, prepared receive key {} B per client connected; Server struct {fixed} B",
         size_of::<ClientSlot>(),
         size_of::<SlotTimer>(),
         size_of::<Mapping>(),
         size_of::<TokenEntry>(),
+        prepared_key_bytes(),
     );
     for slots in [256, 1024, 4096] {
         let bytes = table_bytes(slots) + fixed;
+        let full = bytes + slots * prepared_key_bytes();
+        // What HeapStorage really allocates, with no client and with every
+        // slot's key prepared.
+        let before = counting_alloc::live_bytes();
+        let mut storage = HeapStorage::new(slots);
+        let measured = counting_alloc::live_bytes() - before;
+        storage.reserve_prepared_keys(slots);
+        let measured_full = counting_alloc::live_bytes() - before;
+        drop(storage);
         println!(
-            "  {slots:>5} slots: {bytes} bytes ({:.1} KB, {:.0} B per slot)",
+            "  {slots:>5} slots: {:.1} KB ({:.0} B per slot) with no client connected, {:.1} KB with all {slots} connected; HeapStorage measured: {:.1} KB and {:.1} KB",
             bytes as f64 / 1000.0,
-            bytes as f64 / slots as f64
+            bytes as f64 / slots as f64,
+            full as f64 / 1000.0,
+            (measured as usize + fixed) as f64 / 1000.0,
+            (measured_full as usize + fixed) as f64 / 1000.0,
+        );
+        assert_eq!(
+            measured as usize,
+            table_bytes(slots),
+            "the arithmetic is what HeapStorage allocates"
+        );
+        assert_eq!(
+            measured_full as usize,
+            table_bytes(slots) + slots * prepared_key_bytes()
         );
     }
-    // The inline storage holds exactly these tables, so the arithmetic is right.
+    // The inline storage holds exactly these tables and a key for every
+    // slot, so the arithmetic is right.
     assert_eq!(
         size_of::<ArrayStorage<256>>(),
         table_bytes(256) + 256 * size_of::<u64>() - 256usize.div_ceil(64) * size_of::<u64>()
+            + 256 * prepared_key_bytes()
     );
     // Linear: 16 times the slots is 16 times the tables, to the byte (bar
     // the free-slot bitmap's rounding).

@@ -13,8 +13,8 @@
 //!   buffer's contents unspecified, and every caller drops what failed), so
 //!   the buffer is opened in place with no copy.
 //! * Keys are set up per call (a 544-byte `LessSafeKey` built and moved),
-//!   except the receive key of a connected client, which its slot keeps set
-//!   up ([`OpeningKey`](super::OpeningKey)).
+//!   except the receive key of a connected client, which the server's
+//!   prepared key table keeps set up ([`OpeningKey`](super::OpeningKey)).
 
 use chacha20::{R20, hchacha};
 use ring::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};

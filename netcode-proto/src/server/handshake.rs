@@ -189,11 +189,13 @@ impl<S: ServerStorage> Server<S> {
         out: &mut O,
     ) {
         let hasher = self.hasher;
+        self.storage.reach_prepared_key(index);
         let mut tables = self.storage.tables();
         tables.own_mapping(&self.live, mapping, index);
+        let receive_key = tables.mappings[mapping].receive_key.clone();
+        tables.prepare_key(index, &receive_key);
         let m = &tables.mappings[mapping];
         let timeout = m.timeout.silence();
-        let receive_key = Some(crate::crypto::OpeningKey::new(&m.receive_key));
         let rtt = Nanos::new(now).since(m.challenge_at);
         if let Some(entry) = m.token_entry.get() {
             tables.consume_token(entry, &address);
@@ -207,7 +209,6 @@ impl<S: ServerStorage> Server<S> {
             last_receive: now,
             timeout,
             mapping: Some(mapping as u32),
-            receive_key,
             user_data: challenge.user_data,
             traffic: Traffic::new(Some(rtt)),
             ..ClientSlot::EMPTY

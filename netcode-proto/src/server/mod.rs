@@ -163,6 +163,12 @@ impl<S: ServerStorage> Server<S> {
         &self.config
     }
 
+    /// The storage the server keeps its tables in, to read (for example
+    /// how far `HeapStorage`'s prepared key table has grown).
+    pub fn storage(&self) -> &S {
+        &self.storage
+    }
+
     /// The most slots `start` accepts.
     pub fn capacity(&self) -> usize {
         self.capacity

@@ -87,12 +87,13 @@ impl<S: ServerStorage> Server<S> {
             self.stats.count_received(PacketType::Request);
             return Ok(None);
         }
-        // A connected client's key was set up when it connected.
+        // A connected client's key was set up when it connected, where the
+        // prepared key table reaches its slot.
         let (prepared, replay) = match client {
-            Some(c) => {
-                let slot = &mut tables.slots[c];
-                (slot.receive_key.as_ref(), Some(&mut slot.replay))
-            }
+            Some(c) => (
+                tables.prepared_keys.get(c).and_then(Option::as_ref),
+                Some(&mut tables.slots[c].replay),
+            ),
             None => (None, None),
         };
         let bytes = datagram.len();

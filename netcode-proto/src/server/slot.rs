@@ -7,7 +7,6 @@ use core::time::Duration;
 use crate::time::Instant;
 
 use crate::constants::USER_DATA_BYTES;
-use crate::crypto::OpeningKey;
 use crate::replay::ReplayProtection;
 use crate::traffic::Traffic;
 
@@ -58,8 +57,6 @@ pub struct ClientSlot {
     pub(crate) last_receive: Instant,
     pub(crate) timeout: Option<Duration>,
     pub(crate) mapping: Option<u32>,
-    /// The mapping's receive key, set up once at connect.
-    pub(crate) receive_key: Option<OpeningKey>,
     pub(crate) user_data: [u8; USER_DATA_BYTES],
     pub(crate) replay: ReplayProtection,
     pub(crate) disconnect_reason: DisconnectReason,
@@ -80,7 +77,6 @@ impl ClientSlot {
         last_receive: Instant::ZERO,
         timeout: None,
         mapping: None,
-        receive_key: None,
         user_data: [0; USER_DATA_BYTES],
         replay: ReplayProtection::new(),
         disconnect_reason: DisconnectReason::None,

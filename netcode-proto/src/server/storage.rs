@@ -27,6 +27,7 @@ use super::sizing::TokenHistorySize;
 use super::slot::ClientSlot;
 use super::tables::Tables;
 use super::timers::SlotTimer;
+use crate::crypto::OpeningKey;
 
 /// Encryption mappings per client slot (the reference has 1024 for 256 slots).
 pub const MAPPINGS_PER_SLOT: usize = 4;
@@ -47,6 +48,14 @@ pub trait ServerStorage {
 
     /// The client slots, for read-only accessors.
     fn slots(&self) -> &[ClientSlot];
+
+    /// Called before a client connects in slot `index`: storage whose
+    /// [`prepared_keys`](Tables::prepared_keys) table grows with the
+    /// connected clients makes it reach that slot now. The default does
+    /// nothing: the table keeps the length it has.
+    fn reach_prepared_key(&mut self, index: usize) {
+        let _ = index;
+    }
 }
 
 /// Storage for exactly `N` slots, inline, with the reference's per-slot
@@ -65,6 +74,7 @@ pub struct ArrayStorage<const N: usize> {
     token_index: [[u32; TOKEN_BUCKETS_PER_SLOT]; N],
     free_slots: [u64; N],
     timers: [SlotTimer; N],
+    prepared_keys: [Option<OpeningKey>; N],
 }
 
 const NO_MAPPINGS: [Mapping; MAPPINGS_PER_SLOT] = [Mapping::EMPTY; MAPPINGS_PER_SLOT];
@@ -82,6 +92,7 @@ impl<const N: usize> ArrayStorage<N> {
             token_index: [[0; TOKEN_BUCKETS_PER_SLOT]; N],
             free_slots: [0; N],
             timers: [SlotTimer::EMPTY; N],
+            prepared_keys: [const { None }; N],
         }
     }
 }
@@ -103,6 +114,7 @@ impl<const N: usize> ServerStorage for ArrayStorage<N> {
             token_index: self.token_index.as_flattened_mut(),
             free_slots: &mut self.free_slots[..N.div_ceil(64)],
             timers: &mut self.timers,
+            prepared_keys: &mut self.prepared_keys,
         }
     }
 
@@ -118,11 +130,21 @@ pub use heap::HeapStorage;
 mod heap {
     use alloc::boxed::Box;
     use alloc::vec;
+    use alloc::vec::Vec;
 
     use super::super::sizing::TokenHistorySize;
     use super::*;
 
     /// Storage for a slot count chosen at run time, on the heap.
+    ///
+    /// Every table is made at its full size up front, except the prepared
+    /// receive keys ([`Tables::prepared_keys`]), which grow with the
+    /// connected clients: when a client connects in a slot the table does
+    /// not reach yet, it grows to that slot (at least doubling, never past
+    /// the slot count). So a server pays for the keys of the most clients
+    /// it has had connected at once, not of every slot, and allocates at
+    /// most about log2(slots) times in its life, each time on a connection
+    /// that sets a new high (never per packet).
     ///
     /// [`clone_from`](Clone::clone_from) onto storage of the same table
     /// sizes copies into its tables without allocating.
@@ -136,7 +158,12 @@ mod heap {
         token_index: Box<[u32]>,
         free_slots: Box<[u64]>,
         timers: Box<[SlotTimer]>,
+        prepared_keys: Vec<Option<OpeningKey>>,
     }
+
+    /// How many slots the prepared key table reaches once a client has
+    /// connected (or all of them, when fewer).
+    const FIRST_PREPARED_KEYS: usize = 16;
 
     impl HeapStorage {
         /// Empty storage for `slots` client slots, with the reference's
@@ -173,6 +200,25 @@ mod heap {
                 token_index: vec![0; 2 * tokens].into_boxed_slice(),
                 free_slots: vec![0; slots.div_ceil(64)].into_boxed_slice(),
                 timers: vec![SlotTimer::EMPTY; slots].into_boxed_slice(),
+                prepared_keys: Vec::new(),
+            }
+        }
+
+        /// How many slots the prepared receive key table reaches now.
+        pub fn prepared_key_slots(&self) -> usize {
+            self.prepared_keys.len()
+        }
+
+        /// Makes the prepared receive key table reach the first `slots`
+        /// slots now (never past the slot count), so that connections in
+        /// them never allocate: for a server that must not allocate at all
+        /// once set up.
+        pub fn reserve_prepared_keys(&mut self, slots: usize) {
+            let length = slots.min(self.slots.len());
+            if length > self.prepared_keys.len() {
+                self.prepared_keys
+                    .reserve_exact(length - self.prepared_keys.len());
+                self.prepared_keys.resize(length, None);
             }
         }
     }
@@ -188,6 +234,7 @@ mod heap {
                 token_index: self.token_index.clone(),
                 free_slots: self.free_slots.clone(),
                 timers: self.timers.clone(),
+                prepared_keys: self.prepared_keys.clone(),
             }
         }
 
@@ -203,6 +250,7 @@ mod heap {
                 token_index,
                 free_slots,
                 timers,
+                prepared_keys,
             } = self;
             slots.clone_from(&source.slots);
             mappings.clone_from(&source.mappings);
@@ -212,6 +260,7 @@ mod heap {
             token_index.clone_from(&source.token_index);
             free_slots.clone_from(&source.free_slots);
             timers.clone_from(&source.timers);
+            prepared_keys.clone_from(&source.prepared_keys);
         }
     }
 
@@ -226,11 +275,20 @@ mod heap {
                 token_index: &mut self.token_index,
                 free_slots: &mut self.free_slots,
                 timers: &mut self.timers,
+                prepared_keys: &mut self.prepared_keys,
             }
         }
 
         fn slots(&self) -> &[ClientSlot] {
             &self.slots
+        }
+
+        fn reach_prepared_key(&mut self, index: usize) {
+            let reached = self.prepared_keys.len();
+            if index >= reached {
+                let length = (index + 1).max(reached * 2).max(FIRST_PREPARED_KEYS);
+                self.reserve_prepared_keys(length);
+            }
         }
     }
 }

@@ -21,7 +21,7 @@ use super::mapping::Mapping;
 use super::slot::ClientSlot;
 use super::timers::{self, SlotTimer};
 use crate::constants::MAC_BYTES;
-use crate::crypto::Key;
+use crate::crypto::{Key, OpeningKey};
 use crate::timing::TokenTimeout;
 
 /// Mutable views of every table of a server.
@@ -44,6 +44,12 @@ pub struct Tables<'a> {
     pub free_slots: &'a mut [u64],
     /// One per client slot: when each connected client is next due.
     pub timers: &'a mut [SlotTimer],
+    /// The receive keys of connected clients, set up once when each
+    /// connects, by slot. May be shorter than `slots`, even empty: a client
+    /// whose slot is past its end has its key set up for every packet it
+    /// sends instead (with `ring`, about 100 more instructions per packet
+    /// received; with the portable backend, no difference).
+    pub prepared_keys: &'a mut [Option<OpeningKey>],
 }
 
 /// How many entries of the mapping table and of the token history are live,
@@ -92,6 +98,7 @@ impl Tables<'_> {
         self.tokens.fill(TokenEntry::EMPTY);
         expiry::reset(self.tokens, &mut live.tokens);
         expiry::reset(self.timers, &mut live.timers);
+        self.prepared_keys.fill(None);
     }
 
     // ---- client slots ----
@@ -420,6 +427,21 @@ impl Tables<'_> {
     /// Disarms the timer of slot `index`, if it is armed.
     pub(crate) fn disarm_timer(&mut self, live: &mut Occupancy, index: usize) {
         timers::disarm(self.timers, &mut live.timers, index);
+    }
+
+    /// Sets up `key` as the receive key of the client connecting in slot
+    /// `index`, where the prepared key table reaches that slot.
+    pub(crate) fn prepare_key(&mut self, index: usize, key: &Key) {
+        if let Some(prepared) = self.prepared_keys.get_mut(index) {
+            *prepared = Some(OpeningKey::new(key));
+        }
+    }
+
+    /// Forgets the prepared receive key of slot `index`.
+    pub(crate) fn forget_key(&mut self, index: usize) {
+        if let Some(prepared) = self.prepared_keys.get_mut(index) {
+            *prepared = None;
+        }
     }
 
     /// The slot whose timer's key comes first, and that key.

@@ -135,6 +135,7 @@ impl<S: ServerStorage> Server<S> {
             tables.remove_mapping(&mut self.live, &hasher, mapping as usize);
         }
         tables.slots[index].clear();
+        tables.forget_key(index);
         tables.mark_slot(index, true);
         self.num_connected -= 1;
     }

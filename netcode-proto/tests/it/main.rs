@@ -15,6 +15,7 @@ mod arbitrary_input;
 mod client_server;
 mod connection_stats;
 mod lifecycle;
+mod prepared_keys;
 mod rejection;
 mod replay_window;
 mod restart;

@@ -50,11 +50,11 @@ fn handle_update_and_send_allocate_nothing() {
     let client_address: SocketAddr = "127.0.0.1:50000".parse().unwrap();
     let key = Key::from_bytes([3; 32]);
     let mut rng = SeededRng::new(1);
-    let mut server = Server::new(
-        ServerConfig::new(7, key.clone(), server_address),
-        HeapStorage::new(16),
-    )
-    .unwrap();
+    // The prepared key table otherwise grows on the first connection.
+    let mut storage = HeapStorage::new(16);
+    storage.reserve_prepared_keys(16);
+    let mut server =
+        Server::new(ServerConfig::new(7, key.clone(), server_address), storage).unwrap();
     let mut client = Client::new();
     let mut to_server = Mailbox::new();
     let mut to_client = Mailbox::new();
