@@ -55,6 +55,29 @@ pub fn renet_server(max_clients: usize) -> NetcodeServer {
     })
 }
 
+/// What a renetcode server's result means for its loop: the datagram it
+/// asks to send (to `send`), and the payload it carried, if any, with its
+/// client.
+pub fn renet_outcome<'a>(
+    result: ServerResult<'a, '_>,
+    mut send: impl FnMut(SocketAddr, &[u8]),
+) -> Option<(u64, &'a [u8])> {
+    match result {
+        ServerResult::Payload { client_id, payload } => Some((client_id, payload)),
+        ServerResult::PacketToSend { addr, payload }
+        | ServerResult::ClientConnected { addr, payload, .. }
+        | ServerResult::ClientDisconnected {
+            addr,
+            payload: Some(payload),
+            ..
+        } => {
+            send(addr, payload);
+            None
+        }
+        ServerResult::ClientDisconnected { payload: None, .. } | ServerResult::None => None,
+    }
+}
+
 /// A fresh renetcode client for `token`.
 pub fn renet_client(token: ConnectToken) -> NetcodeClient {
     NetcodeClient::new(

@@ -34,11 +34,12 @@ use std::time::Duration;
 
 use netcode_bench::fixtures::{PRIVATE_KEY, PROTOCOL_ID};
 use netcode_bench::machine::ThreadCpu;
+use netcode_bench::peers::renet_outcome;
 use netcode_mio::mio::net::UdpSocket;
 use netcode_mio::mio::{Events, Interest, Poll, Token};
 use netcode_mio::netcode_std::transport::Socket;
 use netcode_mio::{Family, Registered, RegisteredSocket};
-use renetcode::{NetcodeServer, ServerAuthentication, ServerResult};
+use renetcode::{NetcodeServer, ServerAuthentication};
 
 use super::clock::{Clock, unix_now};
 use super::echo::{Counters, Counts, EchoServer, SWEEP_SECONDS, Totals, config};
@@ -388,20 +389,12 @@ impl EchoServer for RenetServer {
                 Err(e) if retry(&e) => continue,
                 Err(_) => break,
             };
-            let echo = match server.process_packet(from, &mut buffer[..len]) {
-                ServerResult::Payload { client_id, payload } => Some((client_id, payload)),
-                ServerResult::PacketToSend { addr, payload }
-                | ServerResult::ClientConnected { addr, payload, .. }
-                | ServerResult::ClientDisconnected {
-                    addr,
-                    payload: Some(payload),
-                    ..
-                } => {
-                    let _ = socket.send_to(payload, addr);
-                    None
-                }
-                ServerResult::ClientDisconnected { payload: None, .. } | ServerResult::None => None,
-            };
+            let echo = renet_outcome(
+                server.process_packet(from, &mut buffer[..len]),
+                |to, datagram| {
+                    let _ = socket.send_to(datagram, to);
+                },
+            );
             if let Some((client_id, payload)) = echo {
                 if let Ok((addr, packet)) = server.generate_payload_packet(client_id, payload) {
                     let _ = socket.send_to(packet, addr);
@@ -417,17 +410,9 @@ impl EchoServer for RenetServer {
             self.last_update = Some(now);
             server.update(Duration::from_secs_f64(now - last));
             for client_id in server.clients_id() {
-                match server.update_client(client_id) {
-                    ServerResult::PacketToSend { addr, payload }
-                    | ServerResult::ClientDisconnected {
-                        addr,
-                        payload: Some(payload),
-                        ..
-                    } => {
-                        let _ = socket.send_to(payload, addr);
-                    }
-                    _ => {}
-                }
+                renet_outcome(server.update_client(client_id), |to, datagram| {
+                    let _ = socket.send_to(datagram, to);
+                });
             }
         }
         Ok(())

@@ -21,6 +21,22 @@
 //! connected, the client-seconds connected inside the window give their
 //! estimated share (`keepalive_share`), and `server_us_net` is the CPU
 //! per connection without it.
+//!
+//! `--server` picks the server for `udp`: `ours` (above: netcode-tokio,
+//! woken by each datagram), or a server in a fixed-tick loop, every
+//! `--tick-ms` (1): `netcode-std` (ours), `renetcode` or
+//! `netcode-official` (`wt-bench serve KIND`, `peer_servers.rs`), or
+//! `c-reference`: the program `NETCODE_C_SERVER` names, built from
+//! `bench/c/netcode_c_server.c` against the C reference (the command is in
+//! that file; nothing here builds it; unset, the case prints a SKIPPED line
+//! and measures nothing). Their slots are capped at what each library
+//! allows (256 for netcode-official and the reference, 1024 for
+//! renetcode), so `--churn true` has each client disconnect (and go) as
+//! soon as it is connected, freeing its slot: each connection then also
+//! costs the server its disconnect packets, for every server alike, and
+//! `server_us_net` leaves out the server's idle cost over the window
+//! instead of keep-alives (its CPU in the hold, when nobody is connected,
+//! per second: the peers' loops wake every millisecond).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,6 +49,7 @@ use tokio::task::JoinSet;
 use crate::echo::{Peer, udp_client, web_client};
 use crate::options::{ResultLine, client_runtime, server_cpu};
 use crate::server::{ServerProcess, Target};
+use netcode_tokio::netcode_std::MAX_CLIENTS;
 
 /// What the window measured.
 struct Window {
@@ -59,23 +76,28 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     let workers: usize = options.get("client-workers", 0)?;
     // A token history file for the server (`none`: without one).
     let history: String = options.get("token-history", "none".to_string())?;
+    let server_kind: String = options.get("server", "ours".to_string())?;
+    let churn: bool = options.get("churn", false)?;
+    let tick_ms: u64 = options.get("tick-ms", 1)?;
     let pin = server_cpu(&mut options)?;
     options.finish()?;
     if kind != "wt" && kind != "udp" {
         return Err(format!("unknown kind {kind}: wt or udp"));
     }
-    let load_before = load1();
-    let mut server_args = vec!["--slots".to_string(), clients.to_string()];
-    if history != "none" {
-        // A fresh file each case: a used one holds the last case's tokens.
-        let _ = std::fs::remove_file(&history);
-        server_args.extend(["--token-history".to_string(), history.clone()]);
+    if server_kind != "ours" && (kind != "udp" || history != "none") {
+        return Err("--server other than ours: udp only, without --token-history".into());
     }
-    let mut server = ServerProcess::spawn("netcode", &server_args, pin)?;
+    let load_before = load1();
+    let Some(mut server) = start_server(&server_kind, clients, &history, tick_ms, pin)? else {
+        println!(
+            "SKIPPED connect-udp on the C reference: NETCODE_C_SERVER unset (see bench/c/netcode_c_server.c)"
+        );
+        return Ok(());
+    };
     let runtime = client_runtime(workers)?;
     let target = server.target.clone();
     let web = kind == "wt";
-    let (kept, failed, window) = runtime.block_on(async {
+    let (kept, connections, failed, window) = runtime.block_on(async {
         let gate = Arc::new(Semaphore::new(concurrency.max(1)));
         let server_start = server.cpu()?;
         let client_start = process_cpu(None)?;
@@ -94,11 +116,18 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
                 let kept = if web {
                     web_client(&target, id)
                         .await
-                        .map(|c| Peer::Web(Box::new(c)))
+                        .map(|c| Some(Peer::Web(Box::new(c))))
                 } else {
-                    udp_client(&target, id)
-                        .await
-                        .map(|c| Peer::Udp(Box::new(c)))
+                    udp_client(&target, id).await.map(|mut c| {
+                        if churn {
+                            // Its disconnect packets leave now; the slot
+                            // is free once the server reads one.
+                            c.disconnect();
+                            None
+                        } else {
+                            Some(Peer::Udp(Box::new(c)))
+                        }
+                    })
                 };
                 drop(permit);
                 kept.map(|client| (client, Instant::now()))
@@ -107,11 +136,17 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
         let mut kept = Vec::with_capacity(clients);
         let mut connected_at = Vec::with_capacity(clients);
         let mut failed = Vec::new();
+        let mut connections = 0usize;
         while let Some(joined) = tasks.join_next().await {
             match joined {
                 Ok(Ok((client, at))) => {
-                    connected_at.push(at);
-                    kept.push(client);
+                    // A client that left at once (`--churn`) was connected
+                    // for no time inside the window.
+                    if let Some(client) = client {
+                        connected_at.push(at);
+                        kept.push(client);
+                    }
+                    connections += 1;
                 }
                 Ok(Err(e)) => failed.push(e),
                 Err(e) => failed.push(format!("{e}")),
@@ -131,6 +166,7 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
         let server_held = server.cpu()?;
         Ok::<_, String>((
             kept,
+            connections,
             failed,
             Window {
                 wall,
@@ -146,7 +182,7 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     })?;
     let stats = server.stats()?;
     let socket_drops = server.socket_drops();
-    let connected = kept.len();
+    let connected = connections;
     drop(kept);
     drop(server);
     drop(runtime);
@@ -171,8 +207,25 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     // Idle cost per connected client per second, and its estimated part of
     // the window.
     let idle_per_client_second = idle.seconds * 1e6 / n / hold.as_secs_f64().max(1e-9);
-    let keepalives_us = idle_per_client_second * client_seconds;
+    // What the window holds beside the connections: with clients kept, the
+    // keep-alives to them; with `--churn` (nobody left connected in the
+    // hold), the server loop's own idle cost over the window.
+    let keepalives_us = if churn {
+        idle.seconds * 1e6 / hold.as_secs_f64().max(1e-9) * wall
+    } else {
+        idle_per_client_second * client_seconds
+    };
     ResultLine::new(round, &format!("connect-{kind}"), clients)
+        .field("server", &server_kind)
+        .field("churn", if churn { "yes" } else { "no" })
+        .field(
+            "tick_ms",
+            if server_kind == "ours" {
+                "-".to_string()
+            } else {
+                tick_ms.to_string()
+            },
+        )
         .field("concurrency", concurrency)
         .field(
             "token_history",
@@ -208,4 +261,60 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
         .server_stats(&stats)
         .print();
     Ok(())
+}
+
+/// Starts the server of `kind` with slots for `clients` (at most what the
+/// library allows), or `None` for the C reference when `NETCODE_C_SERVER`
+/// is unset.
+fn start_server(
+    kind: &str,
+    clients: usize,
+    history: &str,
+    tick_ms: u64,
+    pin: Option<usize>,
+) -> Result<Option<ServerProcess>, String> {
+    let slots = |cap: usize| clients.min(cap).to_string();
+    let tick = tick_ms.to_string();
+    let tick_loop = |cap: usize| {
+        let args = [
+            "--slots".into(),
+            slots(cap),
+            "--tick-ms".into(),
+            tick.clone(),
+        ];
+        ServerProcess::spawn(kind, &args, pin)
+    };
+    let process = match kind {
+        "ours" => {
+            let mut args = vec!["--slots".to_string(), clients.to_string()];
+            if history != "none" {
+                // A fresh file each case: a used one holds the last case's
+                // tokens.
+                let _ = std::fs::remove_file(history);
+                args.extend(["--token-history".to_string(), history.to_string()]);
+            }
+            ServerProcess::spawn("netcode", &args, pin)?
+        }
+        "netcode-std" => tick_loop(MAX_CLIENTS)?,
+        "renetcode" => tick_loop(1024)?,
+        "netcode-official" => tick_loop(256)?,
+        "c-reference" => {
+            let Some(exe) = std::env::var_os("NETCODE_C_SERVER") else {
+                return Ok(None);
+            };
+            // A port free a moment ago: the program binds it itself.
+            let port = std::net::UdpSocket::bind("127.0.0.1:0")
+                .and_then(|s| s.local_addr())
+                .map_err(|e| format!("a free port: {e}"))?
+                .port();
+            let args = [slots(256), port.to_string(), tick.clone()];
+            ServerProcess::spawn_program(std::path::Path::new(&exe), &args, pin)?
+        }
+        other => {
+            return Err(format!(
+                "unknown --server {other}: ours, renetcode, netcode-official or c-reference"
+            ));
+        }
+    };
+    Ok(Some(process))
 }

@@ -8,10 +8,12 @@
 //! wt-bench echo netcode-wt|netcode-udp|bare-wt [--clients 1] [--window 64] [--payload 100]
 //!               [--warmup 20000] [--echoes 200000] [--echo next|batch] [--round 1]
 //! wt-bench connect wt|udp [--clients 500] [--concurrency 64] [--hold-ms 1000] [--token-history FILE] [--round 1]
+//!               [--server ours|netcode-std|renetcode|netcode-official|c-reference] [--churn true] [--tick-ms 1]
 //! wt-bench rtt udp|webtransport|websocket [--pings 2000] [--interval-ms 5] [--payload 100] [--condition clean]
 //! wt-bench aead [--iterations 2000000] [--round 1]
 //! wt-bench summary FILE
-//! wt-bench serve netcode|bare [--slots 64] [--echo next|batch]      (the server process)
+//! wt-bench serve netcode|bare|relay [--slots 64] [--echo next|batch]      (the server process)
+//! wt-bench serve netcode-std|renetcode|netcode-official [--slots 64] [--tick-ms 1]
 //! ```
 //!
 //! Each measuring case starts its server as a process of its own (`serve`,
@@ -21,13 +23,14 @@
 //! `/proc/<pid>/stat`'s utime and stime (clock ticks) beside it for the
 //! user/kernel split. Every case prints one `RESULT` line of `key=value`
 //! fields; `summary` reads a file of them and prints the tables with
-//! medians, ranges and ratios. `server.rs`, `echo.rs`, `connect.rs` and
-//! `aead.rs` say what each measures.
+//! medians, ranges and ratios. `server.rs`, `peer_servers.rs`, `echo.rs`,
+//! `connect.rs` and `aead.rs` say what each measures.
 
 mod aead;
 mod connect;
 mod echo;
 mod options;
+mod peer_servers;
 mod rtt;
 mod server;
 mod summary;
@@ -36,7 +39,7 @@ use std::process::ExitCode;
 
 use netcode_bench::cli::Options;
 
-const USAGE: &str = "usage: wt-bench echo netcode-wt|netcode-udp|bare-wt|bare-wt-batch|bare-wt-select|relay-wt | connect wt|udp | rtt udp|webtransport|websocket | aead | summary FILE | serve netcode|bare|relay  [--option value]...";
+const USAGE: &str = "usage: wt-bench echo netcode-wt|netcode-udp|bare-wt|bare-wt-batch|bare-wt-select|relay-wt | connect wt|udp | rtt udp|webtransport|websocket | aead | summary FILE | serve netcode|bare|relay|netcode-std|renetcode|netcode-official  [--option value]...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

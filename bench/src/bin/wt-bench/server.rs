@@ -60,7 +60,11 @@ pub(crate) fn serve(kind: &str, mut options: Options) -> Result<(), String> {
     let echo: String = options.get("echo", "next".to_string())?;
     let style: String = options.get("style", "plain".to_string())?;
     let history: String = options.get("token-history", "none".to_string())?;
+    let tick = Duration::from_millis(options.get("tick-ms", 1)?);
     options.finish()?;
+    if matches!(kind, "netcode-std" | "renetcode" | "netcode-official") {
+        return crate::peer_servers::serve(kind, slots, tick);
+    }
     let history = (history != "none").then(|| std::path::PathBuf::from(history));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -71,7 +75,9 @@ pub(crate) fn serve(kind: &str, mut options: Options) -> Result<(), String> {
             "netcode" => serve_netcode(slots, &echo, history).await,
             "bare" => serve_bare(&style).await,
             "relay" => serve_relay().await,
-            other => Err(format!("unknown server {other}: netcode, bare or relay")),
+            other => Err(format!(
+                "unknown server {other}: netcode, bare, relay, netcode-std, renetcode or netcode-official"
+            )),
         }
     })
 }
@@ -83,7 +89,7 @@ fn web_config() -> Result<WebTransportConfig, String> {
 
 /// Says where to connect, then answers `stats` on stdin with `stats()`
 /// and ends the process at the end of input.
-fn ready(
+pub(crate) fn ready(
     udp: Option<SocketAddr>,
     url: &str,
     hash: &str,
@@ -376,6 +382,18 @@ impl ServerProcess {
     /// waits for its `READY` line.
     pub(crate) fn spawn(kind: &str, args: &[String], pin: Option<usize>) -> Result<Self, String> {
         let exe = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
+        let mut all = vec!["serve".to_string(), kind.to_string()];
+        all.extend_from_slice(args);
+        Self::spawn_program(&exe, &all, pin)
+    }
+
+    /// Starts the server program `exe` with `args` (pinned as `spawn`
+    /// does), which says `READY` as `serve` does, and waits for that line.
+    pub(crate) fn spawn_program(
+        exe: &std::path::Path,
+        args: &[String],
+        pin: Option<usize>,
+    ) -> Result<Self, String> {
         let mut command = match pin {
             Some(cpu) => {
                 let mut taskset = Command::new("taskset");
@@ -385,8 +403,6 @@ impl ServerProcess {
             None => Command::new(exe),
         };
         let mut child = command
-            .arg("serve")
-            .arg(kind)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -22,7 +22,19 @@ fn label(fields: &Fields) -> String {
         (case, true) => format!("{case} batch K={clients}"),
         (case, false) if case.starts_with("connect-") => {
             let concurrency = fields.get("concurrency").map_or("?", String::as_str);
-            format!("{case} N={clients}, {concurrency} at a time")
+            let mut label = format!("{case} N={clients}, {concurrency} at a time");
+            let server = fields.get("server").map_or("ours", String::as_str);
+            if server != "ours" {
+                let tick = fields.get("tick_ms").map_or("?", String::as_str);
+                label += &format!(", {server} ticking every {tick} ms");
+            }
+            if fields.get("token_history").is_some_and(|h| h == "yes") {
+                label += ", token history";
+            }
+            if fields.get("churn").is_some_and(|c| c == "yes") {
+                label += ", churn";
+            }
+            label
         }
         (case, false) => format!("{case} K={clients}"),
     }
@@ -98,8 +110,12 @@ pub(crate) fn run(file: &str) -> Result<(), String> {
         }
         run.lines.entry(label).or_default().push(fields);
     }
-    echo_table(&run);
-    ratios(&run);
+    // A run of connection cases alone (bench/scripts/connect.sh) has no
+    // echo tables.
+    if run.order.iter().any(|l| !l.starts_with("connect-")) {
+        echo_table(&run);
+        ratios(&run);
+    }
     connect_table(&run);
     Ok(())
 }
@@ -329,5 +345,111 @@ fn connect_table(run: &Run) {
             }
         }
     }
+    // Each tick-loop server against ours in the same loop (netcode-std at
+    // the same tick, same clients).
+    for peer in &labels {
+        let Some((server, ours)) = ours_in_the_same_loop(peer) else {
+            continue;
+        };
+        let values = run.ratio(&[(peer, "server_us_net"), (&ours, "server_us_net")], |v| {
+            v[0] / v[1]
+        });
+        if !values.is_empty() {
+            println!(
+                "| server CPU per connect (idle loop left out), {server} / ours on netcode-std | {} | {} |",
+                peer.trim_start_matches("connect-udp "),
+                Spread::show(&values, 2)
+            );
+        }
+    }
     println!();
+}
+
+/// For the label of a tick-loop peer's connection case, the peer's name
+/// and the label of ours (netcode-std) in the same loop with the same
+/// clients; `None` for any other label.
+fn ours_in_the_same_loop(label: &str) -> Option<(&str, String)> {
+    let (head, tail) = label.split_once(", ")?;
+    let (concurrency, rest) = tail.split_once(", ")?;
+    let (server, loop_and_rest) = rest.split_once(' ')?;
+    if server == "netcode-std" || !loop_and_rest.starts_with("ticking every ") {
+        return None;
+    }
+    Some((
+        server,
+        format!("{head}, {concurrency}, netcode-std {loop_and_rest}"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(pairs: &[(&str, &str)]) -> Fields {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_connection_case_is_labelled_by_its_server_loop_history_and_churn() {
+        let base = [
+            ("case", "connect-udp"),
+            ("clients", "2000"),
+            ("concurrency", "128"),
+        ];
+        let ours = fields(&[&base[..], &[("server", "ours"), ("churn", "no")]].concat());
+        assert_eq!(label(&ours), "connect-udp N=2000, 128 at a time");
+        let history = fields(&[&base[..], &[("token_history", "yes")]].concat());
+        assert_eq!(
+            label(&history),
+            "connect-udp N=2000, 128 at a time, token history"
+        );
+        let peer = fields(
+            &[
+                &base[..],
+                &[
+                    ("server", "c-reference"),
+                    ("tick_ms", "10"),
+                    ("churn", "yes"),
+                ],
+            ]
+            .concat(),
+        );
+        assert_eq!(
+            label(&peer),
+            "connect-udp N=2000, 128 at a time, c-reference ticking every 10 ms, churn"
+        );
+    }
+
+    #[test]
+    fn a_peer_is_set_against_ours_in_the_same_loop_with_the_same_clients() {
+        assert_eq!(
+            ours_in_the_same_loop(
+                "connect-udp N=2000, 128 at a time, c-reference ticking every 10 ms, churn"
+            ),
+            Some((
+                "c-reference",
+                "connect-udp N=2000, 128 at a time, netcode-std ticking every 10 ms, churn"
+                    .to_string()
+            ))
+        );
+        assert_eq!(
+            ours_in_the_same_loop(
+                "connect-udp N=1000, 128 at a time, renetcode ticking every 10 ms"
+            ),
+            Some((
+                "renetcode",
+                "connect-udp N=1000, 128 at a time, netcode-std ticking every 10 ms".to_string()
+            ))
+        );
+        for not_a_peer in [
+            "connect-udp N=2000, 128 at a time, netcode-std ticking every 10 ms, churn",
+            "connect-udp N=2000, 256 at a time, token history",
+            "connect-udp N=2000, 128 at a time, churn",
+        ] {
+            assert_eq!(ours_in_the_same_loop(not_a_peer), None, "{not_a_peer}");
+        }
+    }
 }
