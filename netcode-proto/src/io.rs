@@ -10,6 +10,7 @@
 
 use core::net::SocketAddr;
 
+use crate::constants::MAX_PACKET_BYTES;
 use crate::dropped::DroppedDatagram;
 use crate::durable::PersistRequest;
 
@@ -22,6 +23,27 @@ pub trait Output<E> {
 
     /// Reports an event.
     fn event(&mut self, event: E);
+
+    /// Sends one datagram to `to` that `write` writes: it is handed a
+    /// buffer of at least [`MAX_PACKET_BYTES`] bytes whose contents are
+    /// unspecified, writes the datagram at its start and returns its
+    /// length, or `None` to send nothing. Returns what `write` returned.
+    ///
+    /// The core sends every packet it writes this way. The default writes
+    /// into a buffer on the stack and passes it to [`send`](Self::send);
+    /// an output with buffers of its own (a batch of datagrams waiting to
+    /// leave) hands one of them instead, so the datagram is written in
+    /// place rather than copied.
+    fn send_with(
+        &mut self,
+        to: SocketAddr,
+        write: &mut dyn FnMut(&mut [u8]) -> Option<usize>,
+    ) -> Option<usize> {
+        let mut buffer = [0u8; MAX_PACKET_BYTES];
+        let length = write(&mut buffer)?;
+        self.send(to, buffer.get(..length)?);
+        Some(length)
+    }
 
     /// Reports a received datagram that was dropped, with its sender and
     /// the reason (already counted in the client's or server's

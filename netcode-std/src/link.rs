@@ -163,6 +163,37 @@ impl<S: Socket> Link<S> {
         self.outbox.queued.push((to, datagram.len()));
     }
 
+    /// Sends the datagram `write` writes (see
+    /// [`Output::send_with`](netcode_proto::io::Output::send_with)): into
+    /// the outbox's next buffer, in place, when it will be queued there;
+    /// through [`send`](Self::send) otherwise.
+    pub(crate) fn send_with(
+        &mut self,
+        to: SocketAddr,
+        write: &mut dyn FnMut(&mut [u8]) -> Option<usize>,
+    ) -> Option<usize> {
+        let queued_here = self.held
+            || !self.outbox.queued.is_empty()
+            || self.sockets.on(Path::to(&to)).is_none_or(sends_batches);
+        if !queued_here {
+            let mut buffer = [0u8; MAX_PACKET_BYTES];
+            let length = write(&mut buffer)?;
+            self.send(to, buffer.get(..length)?);
+            return Some(length);
+        }
+        if self.outbox.queued.len() == self.outbox.buffers.len() {
+            self.flush();
+        }
+        let index = self.outbox.queued.len();
+        let length = write(&mut self.outbox.buffers[index])?;
+        if length > MAX_PACKET_BYTES {
+            self.stats.send_errors += 1;
+            return None;
+        }
+        self.outbox.queued.push((to, length));
+        Some(length)
+    }
+
     /// Sends everything queued.
     pub(crate) fn flush(&mut self) {
         if !self.outbox.queued.is_empty() {

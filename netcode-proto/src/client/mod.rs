@@ -24,7 +24,7 @@ use core::time::Duration;
 use crate::time::Instant;
 
 use crate::address::same_endpoint;
-use crate::constants::{CHALLENGE_TOKEN_BYTES, MAX_ENCRYPTED_PACKET_BYTES, is_payload_size};
+use crate::constants::{CHALLENGE_TOKEN_BYTES, is_payload_size};
 use crate::io::Output;
 use crate::packet::{
     ChallengePacket, KeepAlivePacket, Packet, PacketContext, PacketError, PacketTypes,
@@ -478,19 +478,15 @@ impl Client {
         let (Some(token), Some(attempt)) = (&self.token, &mut self.attempt) else {
             return;
         };
-        let mut buffer = [0u8; MAX_ENCRYPTED_PACKET_BYTES];
         let sequence = self.sequence;
         self.sequence += 1;
         // The buffer fits every packet and payload sizes were checked, so
         // writing cannot fail; if it ever did, nothing would be sent.
-        if let Ok(n) = write_packet(
-            packet,
-            sequence,
-            &token.client_to_server_key,
-            token.protocol_id,
-            &mut buffer,
-        ) {
-            out.send(attempt.server_address, &buffer[..n]);
+        let (key, protocol_id) = (&token.client_to_server_key, token.protocol_id);
+        let written = out.send_with(attempt.server_address, &mut |buffer| {
+            write_packet(packet, sequence, key, protocol_id, buffer).ok()
+        });
+        if let Some(n) = written {
             self.stats.count_sent(packet.packet_type());
             self.traffic.sent(n);
             if matches!(packet, Packet::Response(_)) {

@@ -7,7 +7,7 @@ use crate::time::Instant;
 use core::net::SocketAddr;
 
 use super::{Server, ServerEvent, ServerStorage, compact};
-use crate::constants::{MAX_ENCRYPTED_PACKET_BYTES, is_payload_size};
+use crate::constants::is_payload_size;
 use crate::crypto::Key;
 use crate::io::Output;
 use crate::packet::{KeepAlivePacket, Packet, write_packet};
@@ -87,15 +87,11 @@ impl<S: ServerStorage> Server<S> {
         let went_back = now < slot.last_send;
         slot.last_send = now;
         mapping.last_access = compact::Nanos::new(now);
-        let mut buffer = [0u8; MAX_ENCRYPTED_PACKET_BYTES];
-        if let Ok(n) = write_packet(
-            packet,
-            sequence,
-            &mapping.send_key,
-            self.config.protocol_id,
-            &mut buffer,
-        ) {
-            out.send(address, &buffer[..n]);
+        let (key, protocol_id) = (&mapping.send_key, self.config.protocol_id);
+        let written = out.send_with(address, &mut |buffer| {
+            write_packet(packet, sequence, key, protocol_id, buffer).ok()
+        });
+        if let Some(n) = written {
             self.stats.count_sent(packet.packet_type());
             self.storage.tables().slots[index].traffic.sent(n);
         }
@@ -116,9 +112,11 @@ impl<S: ServerStorage> Server<S> {
     ) {
         let sequence = self.global_sequence;
         self.global_sequence = self.global_sequence.wrapping_add(1);
-        let mut buffer = [0u8; MAX_ENCRYPTED_PACKET_BYTES];
-        if let Ok(n) = write_packet(packet, sequence, key, self.config.protocol_id, &mut buffer) {
-            out.send(to, &buffer[..n]);
+        let protocol_id = self.config.protocol_id;
+        let written = out.send_with(to, &mut |buffer| {
+            write_packet(packet, sequence, key, protocol_id, buffer).ok()
+        });
+        if written.is_some() {
             self.stats.count_sent(packet.packet_type());
         }
     }

@@ -322,3 +322,42 @@ fn every_fixture_packet_reads_back_on_its_side() {
         }
     }
 }
+
+/// Outputs hand the writer buffers that still hold an earlier datagram
+/// (`Output::send_with`): a packet written over any bytes is the packet
+/// written over zeros, every byte of it written.
+#[test]
+fn a_packet_written_over_old_bytes_is_the_packet_written_over_zeros() {
+    for packet in fixture_packets() {
+        for sequence in FIXTURE_SEQUENCES {
+            let over_zeros = write(&packet, sequence);
+            for old in [0x00u8, 0xa5, 0xff] {
+                let mut buffer = vec![old; 2048];
+                let n = write_packet(
+                    &packet.packet(),
+                    sequence,
+                    &PACKET_KEY,
+                    PROTOCOL_ID,
+                    &mut buffer,
+                )
+                .unwrap();
+                assert_eq!(
+                    buffer[..n],
+                    over_zeros[..],
+                    "{:?} over {old:#x}",
+                    packet.packet_type()
+                );
+            }
+        }
+    }
+    let request = fixture_request();
+    let sealed = &request[request.len() - CONNECT_TOKEN_PRIVATE_BYTES..];
+    let packet = Packet::Request(RequestPacket {
+        expire_timestamp: REQUEST_EXPIRE,
+        nonce: &REQUEST_NONCE,
+        private_data: sealed.try_into().unwrap(),
+    });
+    let mut buffer = vec![0xa5u8; 2048];
+    let n = write_packet(&packet, 0, &OTHER_KEY, PROTOCOL_ID, &mut buffer).unwrap();
+    assert_eq!(buffer[..n], request[..]);
+}

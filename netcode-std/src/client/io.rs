@@ -64,6 +64,14 @@ impl<S: Socket> Output<ClientEvent> for ClientIo<S> {
         self.link.send(to, datagram);
     }
 
+    fn send_with(
+        &mut self,
+        to: SocketAddr,
+        write: &mut dyn FnMut(&mut [u8]) -> Option<usize>,
+    ) -> Option<usize> {
+        self.link.send_with(to, write)
+    }
+
     fn event(&mut self, event: ClientEvent) {
         let ClientEvent::StateChanged { from, to } = event;
         log_state_change(from, to, &self.servers);

@@ -128,6 +128,14 @@ impl<S: Socket> Output<ServerEvent> for ServerIo<S> {
         self.link.send(to, datagram);
     }
 
+    fn send_with(
+        &mut self,
+        to: SocketAddr,
+        write: &mut dyn FnMut(&mut [u8]) -> Option<usize>,
+    ) -> Option<usize> {
+        self.link.send_with(to, write)
+    }
+
     fn event(&mut self, event: ServerEvent) {
         match event {
             ServerEvent::ClientConnected {
