@@ -9,11 +9,13 @@
 
 mod audit;
 mod common;
+mod rig;
 
 mod adversarial;
 mod arbitrary_input;
 mod client_server;
 mod connection_stats;
+mod keep_alives;
 mod lifecycle;
 mod prepared_keys;
 mod rejection;
