@@ -49,7 +49,9 @@ ours=$(awk -F' [|] ' '/^[|] [a-z]/ && $0 !~ /^[|] case/ {
   split($2, parts, " / "); print name, parts[1]
 }' "$run")
 if [ "${1:-}" = "--update" ]; then
-  { echo "# case instructions (ours on ring), written by bench/scripts/headline.sh --update at $(git describe --always --dirty)"; echo "$ours"; } > "$baseline"
+  # The tree's state before the file is rewritten (rewriting it dirties it).
+  at=$(git describe --always --dirty)
+  { echo "# case instructions (ours on ring), written by bench/scripts/headline.sh --update at $at"; echo "$ours"; } > "$baseline"
   echo; echo "baseline written: $baseline"
   exit 0
 fi
