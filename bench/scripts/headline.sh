@@ -48,6 +48,12 @@ ours=$(awk -F' [|] ' '/^[|] [a-z]/ && $0 !~ /^[|] case/ {
   name = $1; sub(/^[|] /, "", name)
   split($2, parts, " / "); print name, parts[1]
 }' "$run")
+# A run that measured nothing (a failed build, a filter, valgrind missing)
+# must not pass as "no row worse", nor become a baseline.
+if ! echo "$ours" | grep -Eq '^[a-z0-9-]+ [0-9]+$'; then
+  echo "!!! FAILED: no row of ours was measured (see the run's output above) !!!" >&2
+  exit 1
+fi
 if [ "${1:-}" = "--update" ]; then
   # The tree's state before the file is rewritten (rewriting it dirties it).
   at=$(git describe --always --dirty)
@@ -62,9 +68,14 @@ echo "$ours" | awk -v limit="$limit" -v file="$baseline" '
   BEGIN { while ((getline line < file) > 0) if (line !~ /^#/) { split(line, f, " "); base[f[1]] = f[2] } }
   {
     if (!($1 in base)) { printf "  %-14s %12s  (no baseline)\n", $1, $2; next }
+    seen[$1] = 1
+    if ($2 !~ /^[0-9]+$/) { printf "  %-14s %12s  baseline %12s  NOT MEASURED\n", $1, $2, base[$1]; worse++; next }
     ratio = $2 / base[$1]
     flag = ratio > limit ? "  WORSE" : ""
     if (ratio > limit) worse++
     printf "  %-14s %12s  baseline %12s  %.3fx%s\n", $1, $2, base[$1], ratio, flag
   }
-  END { if (worse) { printf "%d row(s) more than 3 %% worse than the baseline\n", worse; exit 1 } else print "no row more than 3 % worse" }'
+  END {
+    for (name in base) if (!(name in seen)) { printf "  %-14s %12s  baseline %12s  MISSING\n", name, "-", base[name]; worse++ }
+    if (worse) { printf "%d row(s) more than 3 %% worse than the baseline, or not measured\n", worse; exit 1 } else print "no row more than 3 % worse"
+  }'
