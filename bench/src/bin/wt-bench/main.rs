@@ -27,6 +27,7 @@
 //! `connect.rs` and `aead.rs` say what each measures.
 
 mod aead;
+mod announce;
 mod connect;
 mod echo;
 mod options;

@@ -27,8 +27,8 @@ use netcode_bench::peers::renet_outcome;
 use netcode_tokio::netcode_std;
 use renetcode::{NetcodeServer, ServerAuthentication, ServerConfig};
 
+use crate::announce::ready;
 use crate::options::server_config;
-use crate::server::ready;
 
 /// Says where to connect; `stats` answers with the clients connected.
 fn ready_udp(address: SocketAddr) -> Arc<AtomicUsize> {

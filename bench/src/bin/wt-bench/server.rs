@@ -48,6 +48,7 @@ use netcode_webtransport::{
     WebSocket, WebSocketConfig, WebTransport, WebTransportConfig, self_signed_identity,
 };
 
+use crate::announce::ready;
 use crate::options::{server_config, unhex};
 
 /// Datagrams the bare and relay echoes sent back, and those QUIC refused.
@@ -85,34 +86,6 @@ pub(crate) fn serve(kind: &str, mut options: Options) -> Result<(), String> {
 fn web_config() -> Result<WebTransportConfig, String> {
     let bind = "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?;
     Ok(WebTransportConfig::self_signed(bind, &["127.0.0.1"]))
-}
-
-/// Says where to connect, then answers `stats` on stdin with `stats()`
-/// and ends the process at the end of input.
-pub(crate) fn ready(
-    udp: Option<SocketAddr>,
-    url: &str,
-    hash: &str,
-    websocket: Option<&str>,
-    stats: impl Fn() -> String + Send + 'static,
-) {
-    let udp = udp.map_or("-".to_string(), |a| a.to_string());
-    let websocket = websocket.unwrap_or("-");
-    println!("READY udp={udp} url={url} hash={hash} ws={websocket}");
-    let _ = std::io::stdout().flush();
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            match line.as_deref() {
-                Ok("stats") => {
-                    println!("STATS {}", stats());
-                    let _ = std::io::stdout().flush();
-                }
-                Ok(_) => {}
-                Err(_) => break,
-            }
-        }
-        std::process::exit(0);
-    });
 }
 
 fn web_stats(web: &WebTransport) -> String {
