@@ -14,7 +14,9 @@
 
     * against this project's netcode-c (NETCODE_C_API_BENCH): its header
       netcode-c/include/netcode.h and its release libnetcode.a, built by
-      bench/scripts/c-api.sh (which then runs the counts with it).
+      bench/scripts/c-api.sh (which then runs the counts with it);
+      netcode-c/tests/c/run.sh also builds it against the debug library,
+      so that it keeps building.
 
     Usage: netcode-c-bench CASE N, CASE as in src/bin/netcode-count/main.rs:
     send-100, send-1200, receive-100, receive-1200, request, garbage,

@@ -2,8 +2,10 @@
     A netcode server through the public API of netcode.h, for the
     connections-per-second case of wt-bench (`wt-bench connect udp --server
     c-reference`, src/bin/wt-bench/connect.rs), which runs the program that
-    NETCODE_C_SERVER names. Not built by any script of this repository.
-    With a checkout of the C reference at $NETCODE (netcode.c, netcode.h,
+    NETCODE_C_BENCH_SERVER names. Never built against the reference by this
+    repository (netcode-c/tests/c/run.sh builds it against this project's
+    netcode-c, and checks that it starts, answers and ends). With a
+    checkout of the C reference at $NETCODE (netcode.c, netcode.h,
     sodium/):
 
         cc -O2 -DNDEBUG -I"$NETCODE" -I"$NETCODE/sodium" bench/c/netcode_c_server.c \

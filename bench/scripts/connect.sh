@@ -6,7 +6,7 @@
 #
 #   bash bench/scripts/connect.sh [ROUNDS]     # default 3 rounds
 #
-# The C reference is in the run when NETCODE_C_SERVER names its build of
+# The C reference is in the run when NETCODE_C_BENCH_SERVER names its build of
 # bench/c/netcode_c_server.c (the command is in that file; nothing here
 # builds it); otherwise its cases print SKIPPED.
 #
@@ -39,7 +39,7 @@ history=$(mktemp -d)
 trap 'rm -rf "$history"' EXIT
 
 echo "== commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- netcode-proto netcode-std netcode-tokio bench || echo ' (with uncommitted changes)'), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out"
-[ -n "${NETCODE_C_SERVER:-}" ] || echo "SKIPPED the C reference: NETCODE_C_SERVER unset (see bench/c/netcode_c_server.c)" | tee -a "$out"
+[ -n "${NETCODE_C_BENCH_SERVER:-}" ] || echo "SKIPPED the C reference: NETCODE_C_BENCH_SERVER unset (see bench/c/netcode_c_server.c)" | tee -a "$out"
 for round in $(seq 1 "$rounds"); do
   churn="--clients 2000 --concurrency 128 --churn true --round $round --server-cpu 1"
   for server in ours netcode-std c-reference netcode-official; do

@@ -146,6 +146,12 @@ for variant in plain sanitized; do
 done
 build "test_cpp98-plain" "$CXX" -std=c++98 "${cflags[@]}" "$here/test_cpp.cpp" "$lib" "${native_libs[@]}" \
   -o "$out/plain/test_cpp98"
+# The bench's C programs (bench/c/), written against netcode.h and built by
+# hand against the C reference, build against this library too.
+for program in netcode_c_bench netcode_c_server; do
+  build "$program-plain" "$CC" "${cflags[@]}" "$repo/bench/c/$program.c" "$lib" "${native_libs[@]}" \
+    -o "$out/plain/$program"
+done
 wait
 if [ -f "$out/build/failed" ]; then
   while read -r name; do
@@ -266,6 +272,20 @@ start_server() {
   fi
   address=$(sed -n "s/^${prefix}server listening on \([^ ]*\).*/\1/p" "$log" | head -n 1)
 }
+
+section "bench/c/netcode_c_server.c on libnetcode: says where it serves, answers stats, ends with its input"
+if [ -x "$out/plain/netcode_c_server" ]; then
+  port=$("$out/plain/free_port")
+  answer=$( (echo stats; sleep 0.5) | timeout 10 "$out/plain/netcode_c_server" 4 "$port" 10 2>&1)
+  status=$?
+  if [ "$status" -eq 0 ] && grep -q "^READY udp=127.0.0.1:$port " <<<"$answer" &&
+    grep -qx "STATS connected=0" <<<"$answer"; then
+    pass "the bench's C server on libnetcode (READY, STATS, exit 0 at the end of its input)"
+  else
+    sed 's/^/    | /' <<<"$answer"
+    fail "the bench's C server on libnetcode (exit status $status)"
+  fi
+fi
 
 section "interop: C programs on libnetcode (sanitized) with this repository's Rust server and client"
 # examples_built: whether the Rust server and client programs are at hand

@@ -26,7 +26,7 @@
 //! woken by each datagram), or a server in a fixed-tick loop, every
 //! `--tick-ms` (1): `netcode-std` (ours), `renetcode` or
 //! `netcode-official` (`wt-bench serve KIND`, `peer_servers.rs`), or
-//! `c-reference`: the program `NETCODE_C_SERVER` names, built from
+//! `c-reference`: the program `NETCODE_C_BENCH_SERVER` names, built from
 //! `bench/c/netcode_c_server.c` against the C reference (the command is in
 //! that file; nothing here builds it; unset, the case prints a SKIPPED line
 //! and measures nothing). Their slots are capped at what each library
@@ -90,7 +90,7 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     let load_before = load1();
     let Some(mut server) = start_server(&server_kind, clients, &history, tick_ms, pin)? else {
         println!(
-            "SKIPPED connect-udp on the C reference: NETCODE_C_SERVER unset (see bench/c/netcode_c_server.c)"
+            "SKIPPED connect-udp on the C reference: NETCODE_C_BENCH_SERVER unset (see bench/c/netcode_c_server.c)"
         );
         return Ok(());
     };
@@ -264,7 +264,7 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
 }
 
 /// Starts the server of `kind` with slots for `clients` (at most what the
-/// library allows), or `None` for the C reference when `NETCODE_C_SERVER`
+/// library allows), or `None` for the C reference when `NETCODE_C_BENCH_SERVER`
 /// is unset.
 fn start_server(
     kind: &str,
@@ -299,7 +299,7 @@ fn start_server(
         "renetcode" => tick_loop(1024)?,
         "netcode-official" => tick_loop(256)?,
         "c-reference" => {
-            let Some(exe) = std::env::var_os("NETCODE_C_SERVER") else {
+            let Some(exe) = std::env::var_os("NETCODE_C_BENCH_SERVER") else {
                 return Ok(None);
             };
             // A port free a moment ago: the program binds it itself.
