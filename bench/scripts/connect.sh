@@ -8,14 +8,16 @@
 #
 # The C reference is in the run when NETCODE_C_BENCH_SERVER names its build of
 # bench/c/netcode_c_server.c (the command is in that file; nothing here
-# builds it); otherwise its cases print SKIPPED.
+# builds it); otherwise its cases print SKIPPED. The same program built
+# against this project's netcode-c (release) is built here and always in
+# the run: ours through the C API, in the reference's loop.
 #
 # Each round runs every case once, in the same order:
 #  * churn: 2,000 clients, 128 at a time, each disconnecting as soon as it
 #    is connected (netcode-official and the reference hold 256 slots at
 #    most), against ours (netcode-tokio, woken per datagram) and, each
-#    ticking every 10 ms, ours on netcode-std, the C reference and
-#    netcode-official;
+#    ticking every 10 ms, ours on netcode-std, the C reference, ours through
+#    the C API (the same C program on netcode-c) and netcode-official;
 #  * kept, ticking every 10 ms: 1,000 clients, 128 at a time, staying
 #    connected, against ours on netcode-std and renetcode (which holds
 #    1,024 slots: under churn it refused about one client in eight as
@@ -34,7 +36,14 @@ mkdir -p "$(dirname "$out")"
 : > "$out"
 
 cargo build --release --locked -p netcode-bench --bin wt-bench
-bench=${CARGO_TARGET_DIR:-target}/release/wt-bench
+target=${CARGO_TARGET_DIR:-target}
+bench=$target/release/wt-bench
+cargo build --release --locked -p netcode-c
+c_api_server="$target/release/netcode-c-server"
+${CC:-cc} -O2 -DNDEBUG -I netcode-c/include bench/c/netcode_c_server.c "$target/release/libnetcode.a" \
+  -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o "$c_api_server"
+export NETCODE_C_API_BENCH_SERVER
+NETCODE_C_API_BENCH_SERVER=$(realpath "$c_api_server")
 history=$(mktemp -d)
 trap 'rm -rf "$history"' EXIT
 
@@ -42,7 +51,7 @@ echo "== commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- netcode-
 [ -n "${NETCODE_C_BENCH_SERVER:-}" ] || echo "SKIPPED the C reference: NETCODE_C_BENCH_SERVER unset (see bench/c/netcode_c_server.c)" | tee -a "$out"
 for round in $(seq 1 "$rounds"); do
   churn="--clients 2000 --concurrency 128 --churn true --round $round --server-cpu 1"
-  for server in ours netcode-std c-reference netcode-official; do
+  for server in ours netcode-std c-reference c-api netcode-official; do
     tick=""
     [ "$server" = ours ] || tick="--tick-ms 10"
     # shellcheck disable=SC2086

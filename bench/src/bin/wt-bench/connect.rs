@@ -29,7 +29,10 @@
 //! `c-reference`: the program `NETCODE_C_BENCH_SERVER` names, built from
 //! `bench/c/netcode_c_server.c` against the C reference (the command is in
 //! that file; nothing here builds it; unset, the case prints a SKIPPED line
-//! and measures nothing). Their slots are capped at what each library
+//! and measures nothing), or `c-api`: the same C program built against this
+//! project's netcode-c, named by `NETCODE_C_API_BENCH_SERVER`
+//! (`bench/scripts/connect.sh` builds it), so that the reference and ours
+//! run one program. Their slots are capped at what each library
 //! allows (256 for netcode-official and the reference, 1024 for
 //! renetcode), so `--churn true` has each client disconnect (and go) as
 //! soon as it is connected, freeing its slot: each connection then also
@@ -90,7 +93,8 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     let load_before = load1();
     let Some(mut server) = start_server(&server_kind, clients, &history, tick_ms, pin)? else {
         println!(
-            "SKIPPED connect-udp on the C reference: NETCODE_C_BENCH_SERVER unset (see bench/c/netcode_c_server.c)"
+            "SKIPPED connect-udp on {server_kind}: {} unset (see bench/c/netcode_c_server.c)",
+            c_program_variable(&server_kind)
         );
         return Ok(());
     };
@@ -298,8 +302,8 @@ fn start_server(
         "netcode-std" => tick_loop(MAX_CLIENTS)?,
         "renetcode" => tick_loop(1024)?,
         "netcode-official" => tick_loop(256)?,
-        "c-reference" => {
-            let Some(exe) = std::env::var_os("NETCODE_C_BENCH_SERVER") else {
+        "c-reference" | "c-api" => {
+            let Some(exe) = std::env::var_os(c_program_variable(kind)) else {
                 return Ok(None);
             };
             // A port free a moment ago: the program binds it itself.
@@ -312,9 +316,19 @@ fn start_server(
         }
         other => {
             return Err(format!(
-                "unknown --server {other}: ours, renetcode, netcode-official or c-reference"
+                "unknown --server {other}: ours, netcode-std, renetcode, netcode-official, c-reference or c-api"
             ));
         }
     };
     Ok(Some(process))
+}
+
+/// The variable naming the C program of server `kind` (`c-reference` or
+/// `c-api`).
+fn c_program_variable(kind: &str) -> &'static str {
+    if kind == "c-api" {
+        "NETCODE_C_API_BENCH_SERVER"
+    } else {
+        "NETCODE_C_BENCH_SERVER"
+    }
 }

@@ -362,6 +362,24 @@ fn connect_table(run: &Run) {
             );
         }
     }
+    // The one C program on the reference and on netcode-c.
+    for reference in labels
+        .iter()
+        .filter(|l| l.contains(", c-reference ticking "))
+    {
+        let ours = reference.replacen(", c-reference ticking ", ", c-api ticking ", 1);
+        let values = run.ratio(
+            &[(reference, "server_us_net"), (&ours, "server_us_net")],
+            |v| v[0] / v[1],
+        );
+        if !values.is_empty() {
+            println!(
+                "| server CPU per connect (idle loop left out), the C reference / ours through the C API (one C program) | {} | {} |",
+                reference.trim_start_matches("connect-udp "),
+                Spread::show(&values, 2)
+            );
+        }
+    }
     println!();
 }
 
