@@ -147,7 +147,8 @@ mod heap {
     /// that sets a new high (never per packet).
     ///
     /// [`clone_from`](Clone::clone_from) onto storage of the same table
-    /// sizes copies into its tables without allocating.
+    /// sizes copies into its tables without allocating (but for the
+    /// prepared key table, when the source's has grown further).
     #[derive(Debug)]
     pub struct HeapStorage {
         slots: Box<[ClientSlot]>,

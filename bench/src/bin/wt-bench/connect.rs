@@ -39,7 +39,7 @@
 //! costs the server its disconnect packets, for every server alike, and
 //! `server_us_net` leaves out the server's idle cost over the window
 //! instead of keep-alives (its CPU in the hold, when nobody is connected,
-//! per second: the peers' loops wake every millisecond).
+//! per second: a tick loop wakes every tick).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -268,8 +268,8 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
 }
 
 /// Starts the server of `kind` with slots for `clients` (at most what the
-/// library allows), or `None` for the C reference when `NETCODE_C_BENCH_SERVER`
-/// is unset.
+/// library allows), or `None` for a C program whose variable is unset
+/// ([`c_program_variable`]).
 fn start_server(
     kind: &str,
     clients: usize,
