@@ -140,58 +140,69 @@ impl<S: Socket> Link<S> {
     pub(crate) fn send(&mut self, to: SocketAddr, datagram: &[u8]) {
         if datagram.len() > MAX_PACKET_BYTES {
             self.stats.send_errors += 1;
-            return;
+        } else if self.leaves_at_once(&to) {
+            self.send_now(to, datagram);
+        } else {
+            self.next_buffer()[..datagram.len()].copy_from_slice(datagram);
+            self.outbox.queued.push((to, datagram.len()));
         }
-        // Outside a batch, with nothing queued before it, a datagram whose
-        // socket sends one at a time anyway (no descriptor for one system
-        // call per batch: a callback or in-memory socket) leaves at once,
-        // without a copy into the outbox.
-        if !self.held && self.outbox.queued.is_empty() {
-            let path = Path::to(&to);
-            if let Some(socket) = self.sockets.on(path)
-                && !sends_batches(socket)
-            {
-                send_all(socket, &[Transmit { to, datagram }], &mut self.stats);
-                return;
-            }
-        }
-        if self.outbox.queued.len() == self.outbox.buffers.len() {
-            self.flush();
-        }
-        let index = self.outbox.queued.len();
-        self.outbox.buffers[index][..datagram.len()].copy_from_slice(datagram);
-        self.outbox.queued.push((to, datagram.len()));
     }
 
     /// Sends the datagram `write` writes (see
-    /// [`Output::send_with`](netcode_proto::io::Output::send_with)): into
-    /// the outbox's next buffer, in place, when it will be queued there;
-    /// through [`send`](Self::send) otherwise.
+    /// [`Output::send_with`](netcode_proto::io::Output::send_with)): in
+    /// place in the outbox's next buffer when it is queued there, on the
+    /// stack when it leaves at once. A length past the buffer is counted
+    /// as a send error.
     pub(crate) fn send_with(
         &mut self,
         to: SocketAddr,
         write: &mut dyn FnMut(&mut [u8]) -> Option<usize>,
     ) -> Option<usize> {
-        let queued_here = self.held
-            || !self.outbox.queued.is_empty()
-            || self.sockets.on(Path::to(&to)).is_none_or(sends_batches);
-        if !queued_here {
+        if self.leaves_at_once(&to) {
             let mut buffer = [0u8; MAX_PACKET_BYTES];
             let length = write(&mut buffer)?;
-            self.send(to, buffer.get(..length)?);
-            return Some(length);
+            match buffer.get(..length) {
+                Some(datagram) => self.send_now(to, datagram),
+                None => self.stats.send_errors += 1,
+            }
+            return (length <= MAX_PACKET_BYTES).then_some(length);
         }
-        if self.outbox.queued.len() == self.outbox.buffers.len() {
-            self.flush();
-        }
-        let index = self.outbox.queued.len();
-        let length = write(&mut self.outbox.buffers[index])?;
+        let length = write(self.next_buffer())?;
         if length > MAX_PACKET_BYTES {
             self.stats.send_errors += 1;
             return None;
         }
         self.outbox.queued.push((to, length));
         Some(length)
+    }
+
+    /// Whether a datagram to `to` leaves at once, without a copy into the
+    /// outbox: outside a batch, with nothing queued before it, when its
+    /// socket sends one at a time anyway (no descriptor for one system call
+    /// per batch: a callback or in-memory socket).
+    fn leaves_at_once(&self, to: &SocketAddr) -> bool {
+        !self.held
+            && self.outbox.queued.is_empty()
+            && self
+                .sockets
+                .on(Path::to(to))
+                .is_some_and(|socket| !sends_batches(socket))
+    }
+
+    /// Sends one datagram through its socket now.
+    fn send_now(&mut self, to: SocketAddr, datagram: &[u8]) {
+        if let Some(socket) = self.sockets.on(Path::to(&to)) {
+            send_all(socket, &[Transmit { to, datagram }], &mut self.stats);
+        }
+    }
+
+    /// The outbox's next free buffer, the outbox sent first when full.
+    fn next_buffer(&mut self) -> &mut DatagramBuffer {
+        if self.outbox.queued.len() == self.outbox.buffers.len() {
+            self.flush();
+        }
+        let index = self.outbox.queued.len();
+        &mut self.outbox.buffers[index]
     }
 
     /// Sends everything queued.

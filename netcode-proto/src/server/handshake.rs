@@ -192,8 +192,7 @@ impl<S: ServerStorage> Server<S> {
         self.storage.reach_prepared_key(index);
         let mut tables = self.storage.tables();
         tables.own_mapping(&self.live, mapping, index);
-        let receive_key = tables.mappings[mapping].receive_key.clone();
-        tables.prepare_key(index, &receive_key);
+        tables.prepare_key(index, mapping);
         let m = &tables.mappings[mapping];
         let timeout = m.timeout.silence();
         let rtt = Nanos::new(now).since(m.challenge_at);

@@ -429,11 +429,14 @@ impl Tables<'_> {
         timers::disarm(self.timers, &mut live.timers, index);
     }
 
-    /// Sets up `key` as the receive key of the client connecting in slot
-    /// `index`, where the prepared key table reaches that slot.
-    pub(crate) fn prepare_key(&mut self, index: usize, key: &Key) {
-        if let Some(prepared) = self.prepared_keys.get_mut(index) {
-            *prepared = Some(OpeningKey::new(key));
+    /// Sets up the receive key of `mapping` for the client connecting in
+    /// slot `index`, where the prepared key table reaches that slot.
+    pub(crate) fn prepare_key(&mut self, index: usize, mapping: usize) {
+        if let (Some(prepared), Some(m)) = (
+            self.prepared_keys.get_mut(index),
+            self.mappings.get(mapping),
+        ) {
+            *prepared = Some(OpeningKey::new(&m.receive_key));
         }
     }
 

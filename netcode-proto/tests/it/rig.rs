@@ -39,21 +39,22 @@ impl<E> Output<E> for Outbox {
     fn event(&mut self, _event: E) {}
 }
 
-/// The server's output while its allocations are counted: inline arrays,
-/// emptied into an [`Outbox`] afterwards.
-struct Mailbox {
-    datagrams: [(SocketAddr, [u8; 1300], usize); 16],
-    count: usize,
+/// An output that allocates nothing, for a side whose allocations are
+/// counted: datagrams copied into inline arrays, events ignored.
+pub(crate) struct Mailbox {
+    pub(crate) datagrams: [(SocketAddr, [u8; 1300], usize); 64],
+    pub(crate) count: usize,
 }
 
 impl Mailbox {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
-            datagrams: [(server_address(), [0; 1300], 0); 16],
+            datagrams: [(server_address(), [0; 1300], 0); 64],
             count: 0,
         }
     }
 
+    /// Moves what it holds into `outbox`.
     fn empty_into(&mut self, outbox: &mut Outbox) {
         for (to, bytes, len) in &self.datagrams[..self.count] {
             outbox.datagrams.push((*to, bytes[..*len].to_vec()));
@@ -166,9 +167,9 @@ impl<S: ServerStorage> Rig<S> {
         self.now += core::time::Duration::from_millis(10);
         let now = self.now;
         self.server.update(now, UNIX, &mut self.to_clients);
+        let mut mailbox = Mailbox::new();
         for (from, _, outbox) in &mut self.clients {
             for (_, mut bytes) in outbox.datagrams.drain(..) {
-                let mut mailbox = Mailbox::new();
                 let mut echo = [0u8; 1300];
                 let (allocations, received) = counting_alloc::count(|| {
                     let received = self.server.handle(now, *from, &mut bytes, &mut mailbox);

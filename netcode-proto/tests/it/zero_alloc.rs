@@ -6,43 +6,12 @@ use std::net::SocketAddr;
 
 use netcode_proto::Key;
 use netcode_proto::client::{Client, ClientState};
-use netcode_proto::io::Output;
 use netcode_proto::seeded::SeededRng;
 use netcode_proto::server::{HeapStorage, Server, ServerConfig};
 use netcode_proto::session::Sent;
 use netcode_proto::token::{ConnectTokenParams, generate_connect_token};
 
-/// A fixed, preallocated mailbox: datagrams are copied into inline arrays.
-struct Mailbox {
-    datagrams: [(SocketAddr, [u8; 1300], usize); 64],
-    count: usize,
-    events: usize,
-}
-
-impl Mailbox {
-    fn new() -> Self {
-        let nowhere: SocketAddr = "0.0.0.0:0".parse().unwrap();
-        Self {
-            datagrams: [(nowhere, [0; 1300], 0); 64],
-            count: 0,
-            events: 0,
-        }
-    }
-}
-
-impl<E> Output<E> for Mailbox {
-    fn send(&mut self, to: SocketAddr, datagram: &[u8]) {
-        let slot = &mut self.datagrams[self.count];
-        slot.0 = to;
-        slot.1[..datagram.len()].copy_from_slice(datagram);
-        slot.2 = datagram.len();
-        self.count += 1;
-    }
-
-    fn event(&mut self, _event: E) {
-        self.events += 1;
-    }
-}
+use crate::rig::Mailbox;
 
 #[test]
 fn handle_update_and_send_allocate_nothing() {
