@@ -186,7 +186,7 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
     })?;
     let stats = server.stats()?;
     let socket_drops = server.socket_drops();
-    let connected = connections;
+
     drop(kept);
     drop(server);
     drop(runtime);
@@ -206,7 +206,7 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
         rcvbuf_errors,
         machine,
     } = window;
-    let n = connected.max(1) as f64;
+    let n = connections.max(1) as f64;
     let server_us = server_cpu.seconds * 1e6;
     // Idle cost per connected client per second, and its estimated part of
     // the window.
@@ -240,7 +240,7 @@ pub(crate) fn run(kind: &str, mut options: Options) -> Result<(), String> {
             "server_cpu",
             pin.map_or("any".to_string(), |c| c.to_string()),
         )
-        .field("connected", connected)
+        .field("connected", connections)
         .field("failed", failed.len())
         .float("seconds", wall, 3)
         .float("connects_per_s", n / wall, 1)

@@ -346,41 +346,36 @@ fn connect_table(run: &Run) {
         }
     }
     // Each tick-loop server against ours in the same loop (netcode-std at
-    // the same tick, same clients).
+    // the same tick, same clients), and the one C program on the reference
+    // and on netcode-c.
     for peer in &labels {
-        let Some((server, ours)) = ours_in_the_same_loop(peer) else {
-            continue;
-        };
-        let values = run.ratio(&[(peer, "server_us_net"), (&ours, "server_us_net")], |v| {
-            v[0] / v[1]
-        });
-        if !values.is_empty() {
-            println!(
-                "| server CPU per connect (idle loop left out), {server} / ours on netcode-std | {} | {} |",
-                peer.trim_start_matches("connect-udp "),
-                Spread::show(&values, 2)
-            );
+        if let Some((server, ours)) = ours_in_the_same_loop(peer) {
+            let name = format!("{server} / ours on netcode-std");
+            connect_ratio_row(run, &name, peer, &ours);
         }
-    }
-    // The one C program on the reference and on netcode-c.
-    for reference in labels
-        .iter()
-        .filter(|l| l.contains(", c-reference ticking "))
-    {
-        let ours = reference.replacen(", c-reference ticking ", ", c-api ticking ", 1);
-        let values = run.ratio(
-            &[(reference, "server_us_net"), (&ours, "server_us_net")],
-            |v| v[0] / v[1],
-        );
-        if !values.is_empty() {
-            println!(
-                "| server CPU per connect (idle loop left out), the C reference / ours through the C API (one C program) | {} | {} |",
-                reference.trim_start_matches("connect-udp "),
-                Spread::show(&values, 2)
-            );
+        if peer.contains(", c-reference ticking ") {
+            let ours = peer.replacen(", c-reference ticking ", ", c-api ticking ", 1);
+            let name = "the C reference / ours through the C API (one C program)";
+            connect_ratio_row(run, name, peer, &ours);
         }
     }
     println!();
+}
+
+/// One row of the connection ratios: `server_us_net` of `label` over that
+/// of `against`, round by round, when both ran.
+fn connect_ratio_row(run: &Run, name: &str, label: &str, against: &str) {
+    let values = run.ratio(
+        &[(label, "server_us_net"), (against, "server_us_net")],
+        |v| v[0] / v[1],
+    );
+    if !values.is_empty() {
+        println!(
+            "| server CPU per connect (idle loop left out), {name} | {} | {} |",
+            label.trim_start_matches("connect-udp "),
+            Spread::show(&values, 2)
+        );
+    }
 }
 
 /// For the label of a tick-loop peer's connection case, the peer's name
